@@ -1,0 +1,45 @@
+// The `lanaikit build` pipeline: sources -> objects -> linked FirmwareImage.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "assembler/assemble.h"
+#include "assembler/image.h"
+#include "assembler/link.h"
+#include "llvm/Support/Error.h"
+
+namespace lanaikit::assembler {
+
+struct BuildOptions {
+  OptLevel opt = OptLevel::O2; // -O0/-O1/-O2/-Os for .c inputs
+  bool debug = false;          // -g: line table (for .c via clang, for .s via MC)
+  uint32_t sram_size = kDefaultSramSize;
+  bool zero_bss = false; // see LinkOptions::zero_bss
+  // The startup object (defines _start, zeroes bss, calls main, halts). A .o, .s, .S or .c
+  // path; always linked first unless `nostdlib`.
+  std::string startup;
+  // Runtime library objects (.o/.s/.S/.c), linked with archive semantics unless `nostdlib`.
+  std::vector<std::string> runtime;
+  // Link only the inputs: no startup object, no runtime (the inputs must define _start).
+  bool nostdlib = false;
+  std::vector<std::string> include_dirs; // -I for .c/.S inputs
+  std::vector<std::string> defines;      // -D for .c/.S inputs
+  std::vector<std::string> extra_cflags; // more clang flags for .c/.S inputs
+};
+
+// Turns one input into an object according to its extension: .c and .S through clang,
+// .s through the in-process assembler, .o read as is. Anything else is an error naming the
+// accepted kinds.
+llvm::Expected<Object> load_input(const std::string& path, const BuildOptions& options);
+
+// Builds a firmware image from the inputs. Every input is compiled even if an earlier one
+// fails, and the error carries all diagnostics (compiler, assembler and linker) at once.
+// Warnings of successful steps (clang warnings, line-table problems) go to `warnings` if
+// given.
+llvm::Expected<FirmwareImage> build(const std::vector<std::string>& inputs,
+                                    const BuildOptions& options,
+                                    std::vector<std::string>* warnings = nullptr);
+
+} // namespace lanaikit::assembler

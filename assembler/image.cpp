@@ -1,0 +1,121 @@
+#include "assembler/image.h"
+
+#include <algorithm>
+
+namespace lanaikit::assembler {
+
+std::optional<uint32_t> FirmwareImage::symbol(std::string_view name) const {
+  const Symbol* local = nullptr;
+  for (const Symbol& s : symbols) {
+    if (s.name != name)
+      continue;
+    if (s.binding != SymbolBinding::Local)
+      return s.address;
+    if (!local)
+      local = &s;
+  }
+  if (local)
+    return local->address;
+  return std::nullopt;
+}
+
+std::vector<const Symbol*> FirmwareImage::symbols_named(std::string_view name) const {
+  std::vector<const Symbol*> out;
+  for (const Symbol& s : symbols)
+    if (s.name == name)
+      out.push_back(&s);
+  return out;
+}
+
+const Segment* FirmwareImage::segment_at(uint32_t addr) const {
+  for (const Segment& seg : segments)
+    if (addr >= seg.address && addr - seg.address < seg.mem_size)
+      return &seg;
+  return nullptr;
+}
+
+const Symbol* FirmwareImage::symbol_at(uint32_t addr) const {
+  // Prefer a sized function that contains addr (the smallest, if they nest).
+  const Symbol* best = nullptr;
+  for (const Symbol& s : symbols) {
+    if (s.kind != SymbolKind::Function || s.size == 0)
+      continue;
+    if (addr >= s.address && addr - s.address < s.size)
+      if (!best || s.size < best->size)
+        best = &s;
+  }
+  if (best)
+    return best;
+  // Otherwise the closest unsized code label below addr in the same executable segment,
+  // unless a sized function ends in between (then addr is in padding after it).
+  const Segment* seg = segment_at(addr);
+  if (!seg || !seg->exec)
+    return nullptr;
+  const Symbol* below = nullptr;
+  for (const Symbol& s : symbols) {
+    if (s.address > addr || s.address < seg->address)
+      continue;
+    if (s.kind == SymbolKind::Object)
+      continue;
+    if (!below || s.address > below->address ||
+        (s.address == below->address && s.binding != SymbolBinding::Local &&
+         below->binding == SymbolBinding::Local))
+      below = &s;
+  }
+  if (below && below->size != 0)
+    return nullptr; // sized and does not contain addr
+  return below;
+}
+
+std::optional<SourceLocation> FirmwareImage::line_at(uint32_t addr) const {
+  auto it = std::upper_bound(lines.begin(), lines.end(), addr,
+                             [](uint32_t a, const LineRow& r) { return a < r.address; });
+  if (it == lines.begin())
+    return std::nullopt;
+  // Several rows may share the address; the last one before `it` wins, but an
+  // end_sequence row at exactly addr ends a previous range and the row after it starts
+  // the next, so scan back over rows with the same address for a non-terminal one.
+  auto row = std::prev(it);
+  for (auto r = row;; --r) {
+    if (r->address != row->address)
+      break;
+    if (!r->end_sequence) {
+      row = r;
+      break;
+    }
+    if (r == lines.begin())
+      break;
+  }
+  if (row->end_sequence || row->file >= files.size())
+    return std::nullopt;
+  return SourceLocation{files[row->file], row->line, row->column};
+}
+
+uint32_t FirmwareImage::end() const {
+  uint32_t e = 0;
+  for (const Segment& s : segments)
+    e = std::max(e, s.end());
+  return e;
+}
+
+std::vector<uint8_t> FirmwareImage::flatten() const {
+  std::vector<uint8_t> out(end(), 0);
+  for (const Segment& s : segments)
+    std::copy(s.bytes.begin(), s.bytes.end(), out.begin() + s.address);
+  return out;
+}
+
+uint32_t FirmwareImage::word_at(uint32_t addr) const {
+  uint32_t w = 0;
+  for (uint32_t i = 0; i < 4; ++i) {
+    uint8_t b = 0;
+    uint32_t a = addr + i;
+    for (const Segment& s : segments)
+      if (a >= s.address && a - s.address < s.bytes.size())
+        b = s.bytes[a - s.address];
+    w = (w << 8) | b;
+  }
+  return w;
+}
+
+} // namespace lanaikit::assembler

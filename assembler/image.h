@@ -1,0 +1,93 @@
+// A linked firmware image: what the assembler/linker produces and what the vm loads.
+//
+// Deliberately free of LLVM types so that the vm and the tools can include it cheaply.
+// docs/image.md describes the layout the linker produces and the ELF file format
+// (write_elf / read_elf in assembler/elf.h).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace lanaikit::assembler {
+
+// One loadable piece of SRAM. `bytes` are the initialised contents at `address`;
+// `mem_size` >= bytes.size(), and the remainder (bss) is zero-filled by the loader.
+struct Segment {
+  std::string name;      // ".text", ".rodata", ".data", ".bss"
+  uint32_t address = 0;  // load address in SRAM
+  std::vector<uint8_t> bytes;
+  uint32_t mem_size = 0; // bytes.size() plus zero-filled tail
+  bool exec = false;
+  bool write = false;
+
+  uint32_t end() const { return address + mem_size; }
+  bool operator==(const Segment&) const = default;
+};
+
+enum class SymbolKind : uint8_t { NoType, Function, Object };
+enum class SymbolBinding : uint8_t { Local, Global, Weak };
+
+struct Symbol {
+  std::string name;
+  uint32_t address = 0;
+  uint32_t size = 0;
+  SymbolKind kind = SymbolKind::NoType;
+  SymbolBinding binding = SymbolBinding::Global;
+  bool operator==(const Symbol&) const = default;
+};
+
+// One row of the line table: code from `address` up to the next row's address comes from
+// files[file]:line:column. A row with `end_sequence` set closes a contiguous range (its
+// address is one past the last byte covered) and carries no location.
+struct LineRow {
+  uint32_t address = 0;
+  uint32_t file = 0; // index into FirmwareImage::files
+  uint32_t line = 0;
+  uint32_t column = 0;
+  bool end_sequence = false;
+  bool operator==(const LineRow&) const = default;
+};
+
+struct SourceLocation {
+  std::string_view file;
+  uint32_t line = 0;
+  uint32_t column = 0;
+};
+
+struct FirmwareImage {
+  std::vector<Segment> segments; // sorted by address, non-overlapping
+  uint32_t entry = 0;            // address of _start (0: the reset vector)
+  std::vector<Symbol> symbols;   // sorted by address, then name
+  std::vector<std::string> files; // line table file names
+  std::vector<LineRow> lines;     // sorted by address; empty without -g
+
+  // Address of a symbol: the global (or weak) one of that name if any, else the first
+  // local one. nullopt if there is none.
+  std::optional<uint32_t> symbol(std::string_view name) const;
+  // All symbols of that name (locals from several objects may share a name).
+  std::vector<const Symbol*> symbols_named(std::string_view name) const;
+  // The function containing `addr`: a Function symbol with addr in [address, address+size),
+  // or, for symbols without a size (hand-written assembly without .size), the closest
+  // Function/NoType symbol at or below `addr` in the same executable segment.
+  // nullptr if none.
+  const Symbol* symbol_at(uint32_t addr) const;
+  // Source location of the instruction at `addr` (from DWARF .debug_line of objects
+  // built with -g). nullopt outside any line-table sequence.
+  std::optional<SourceLocation> line_at(uint32_t addr) const;
+
+  // The segment containing `addr` (in [address, end())), or nullptr.
+  const Segment* segment_at(uint32_t addr) const;
+  // Highest address used + 1 (end of the last segment), 0 for an empty image.
+  uint32_t end() const;
+  // The image as one flat SRAM picture from address 0 up to end(), bss zero-filled.
+  std::vector<uint8_t> flatten() const;
+  // Reads a big-endian 32-bit word from the initialised bytes (0 for bss / unmapped).
+  uint32_t word_at(uint32_t addr) const;
+
+  bool operator==(const FirmwareImage&) const = default;
+};
+
+} // namespace lanaikit::assembler

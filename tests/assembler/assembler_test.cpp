@@ -1,0 +1,3 @@
+#include <gtest/gtest.h>
+#include "assembler/build.h"
+TEST(Assembler, Smoke) {}
