@@ -1,0 +1,371 @@
+// The reference model: one instruction at a time, straight from the decoded word.
+#include "vm/cpu.h"
+
+#include "vm/interp.h"
+#include "vm/semantics.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace lanaikit::vm {
+
+using isa::AddrMode;
+using isa::AluOp;
+using isa::Opcode;
+using isa::Width;
+
+const char* fault_kind_name(FaultKind kind) {
+  switch (kind) {
+  case FaultKind::IllegalInstruction: return "illegal instruction";
+  case FaultKind::MisalignedFetch: return "misaligned instruction fetch";
+  case FaultKind::FetchOutsideSram: return "instruction fetch outside SRAM";
+  case FaultKind::MisalignedAccess: return "misaligned memory access";
+  case FaultKind::BusError: return "access outside SRAM and the memory-mapped region";
+  case FaultKind::MmioError: return "memory-mapped register error";
+  case FaultKind::InstructionBudget: return "instruction budget exceeded";
+  }
+  return "fault";
+}
+
+Cpu::Cpu(Sram& sram, MmioDevice& mmio, CostModel costs)
+    : sram_(sram), mmio_(mmio), costs_(costs) {
+  num_words_ = sram.size() / 4;
+  slots_ = std::make_unique<Slot[]>(num_words_ + 1);
+  code_pages_ = std::make_unique<uint8_t[]>((sram.size() >> kCodePageShift) + 1);
+  invalidate_words(0, num_words_);
+  reset(0);
+}
+
+Cpu::~Cpu() = default;
+
+void Cpu::reset(uint32_t entry) {
+  for (auto& r : regs_) r = 0;
+  regs_[isa::R1] = 0xFFFFFFFF;
+  pc_ = entry;
+  npc_ = entry + 4;
+  nnpc_ = entry + 8;
+  halted_ = false;
+  fault_.reset();
+  instructions_ = 0;
+  stall_cycles_ = 0;
+}
+
+uint32_t Cpu::reg(unsigned r) const { return r < 32 ? read_reg(r) : 0; }
+
+void Cpu::set_reg(unsigned r, uint32_t value) {
+  if (r == isa::PC) {
+    pc_ = value;
+    npc_ = value + 4;
+    nnpc_ = value + 8;
+  } else if (r < 32) {
+    write_reg(r, value);
+  }
+}
+
+void Cpu::invalidate(uint32_t addr, uint32_t len) {
+  if (len == 0 || addr >= sram_.size()) return;
+  const uint64_t end = std::min<uint64_t>(uint64_t(addr) + len, sram_.size());
+  invalidate_words(addr / 4, uint32_t((end + 3) / 4));
+}
+
+Cpu::StepStatus Cpu::set_fault(FaultKind kind, uint32_t address, std::string detail) {
+  Fault f{kind, pc_, 0, false, address, std::move(detail)};
+  if (pc_ % 4 == 0 && sram_.contains(pc_, 4)) {
+    f.word = sram_.read32(pc_);
+    f.fetched = true;
+  }
+  fault_ = std::move(f);
+  return StepStatus::Fault;
+}
+
+Cpu::StepStatus Cpu::set_fetch_fault(FaultKind kind, std::string detail) {
+  fault_ = Fault{kind, pc_, 0, false, pc_, std::move(detail)};
+  return StepStatus::Fault;
+}
+
+void Cpu::raise_budget_fault() {
+  if (!fault_ && !halted_)
+    set_fault(FaultKind::InstructionBudget, 0,
+              "stopped after " + std::to_string(instructions_) + " instructions");
+}
+
+static uint32_t width_bytes(Width w) { return w == Width::Word ? 4 : w == Width::Half ? 2 : 1; }
+
+Cpu::StepStatus Cpu::load(uint32_t addr, Width width, bool zero_ext, uint32_t& value) {
+  const uint32_t n = width_bytes(width);
+  if (addr & (n - 1)) return set_fault(FaultKind::MisalignedAccess, addr, "load");
+  if (sram_.contains(addr, n)) {
+    const uint8_t* p = sram_.data() + addr;
+    switch (width) {
+    case Width::Word: value = load_be32(p); break;
+    case Width::Half: value = zero_ext ? load_be16(p) : uint32_t(int32_t(int16_t(load_be16(p)))); break;
+    case Width::Byte: value = zero_ext ? *p : uint32_t(int32_t(int8_t(*p))); break;
+    }
+    return StepStatus::Ok;
+  }
+  if (addr < kMmioBase) return set_fault(FaultKind::BusError, addr, "load");
+  stall_cycles_ += costs_.mmio_cycles;
+  uint32_t raw = 0;
+  switch (mmio_.read(addr, width, raw)) {
+  case MmioStatus::Ok:
+  case MmioStatus::Halt: break;
+  case MmioStatus::Yield: stall_cycles_ -= costs_.mmio_cycles; return StepStatus::Yield;
+  case MmioStatus::Unmapped:
+    return set_fault(FaultKind::MmioError, addr, "load from unmapped register");
+  case MmioStatus::BadWidth:
+    return set_fault(FaultKind::MmioError, addr, "register does not support this load width");
+  }
+  if (width == Width::Half) raw = zero_ext ? (raw & 0xFFFF) : uint32_t(int32_t(int16_t(raw)));
+  if (width == Width::Byte) raw = zero_ext ? (raw & 0xFF) : uint32_t(int32_t(int8_t(raw)));
+  value = raw;
+  return StepStatus::Ok;
+}
+
+Cpu::StepStatus Cpu::store(uint32_t addr, Width width, uint32_t value) {
+  const uint32_t n = width_bytes(width);
+  if (addr & (n - 1)) return set_fault(FaultKind::MisalignedAccess, addr, "store");
+  if (sram_.contains(addr, n)) {
+    uint8_t* p = sram_.data() + addr;
+    switch (width) {
+    case Width::Word: store_be32(p, value); break;
+    case Width::Half: store_be16(p, uint16_t(value)); break;
+    case Width::Byte: *p = uint8_t(value); break;
+    }
+    if (code_pages_[addr >> kCodePageShift]) invalidate_words(addr / 4, addr / 4 + 1);
+    return StepStatus::Ok;
+  }
+  if (addr < kMmioBase) return set_fault(FaultKind::BusError, addr, "store");
+  stall_cycles_ += costs_.mmio_cycles;
+  switch (mmio_.write(addr, width, value)) {
+  case MmioStatus::Ok: return StepStatus::Ok;
+  case MmioStatus::Halt: return StepStatus::Halt;
+  case MmioStatus::Yield: stall_cycles_ -= costs_.mmio_cycles; return StepStatus::Yield;
+  case MmioStatus::Unmapped:
+    return set_fault(FaultKind::MmioError, addr, "store to unmapped register");
+  case MmioStatus::BadWidth:
+    return set_fault(FaultKind::MmioError, addr, "register does not support this store width");
+  }
+  return StepStatus::Ok;
+}
+
+bool Cpu::next_reads(uint32_t addr, unsigned r) const {
+  if (r <= isa::R1 || r == isa::PC) return false;
+  if (addr % 4 != 0 || !sram_.contains(addr, 4)) return false;
+  const auto next = isa::decode(sram_.read32(addr));
+  return next && ((isa::regs_read(*next) >> r) & 1);
+}
+
+static AluOp ri_alu_op(Opcode op) {
+  switch (op) {
+  case Opcode::ADD_I: case Opcode::ADD_R: return AluOp::Add;
+  case Opcode::ADDC_I: case Opcode::ADDC_R: return AluOp::Addc;
+  case Opcode::SUB_I: case Opcode::SUB_R: return AluOp::Sub;
+  case Opcode::SUBB_I: case Opcode::SUBB_R: return AluOp::Subb;
+  case Opcode::AND_I: case Opcode::AND_R: return AluOp::And;
+  case Opcode::OR_I: case Opcode::OR_R: return AluOp::Or;
+  case Opcode::XOR_I: case Opcode::XOR_R: return AluOp::Xor;
+  case Opcode::SL_I: case Opcode::SHL_R: return AluOp::Shl;
+  default: return AluOp::Sra; // SA_I, SRA_R
+  }
+}
+
+Cpu::StepStatus Cpu::step_one() {
+  if (pc_ % 4 != 0) return set_fetch_fault(FaultKind::MisalignedFetch, "pc not word aligned");
+  if (!sram_.contains(pc_, 4))
+    return set_fetch_fault(FaultKind::FetchOutsideSram, "pc beyond the end of SRAM");
+  const uint32_t word = load_be32(sram_.data() + pc_);
+  const auto decoded = isa::decode(word);
+  if (!decoded) return set_fault(FaultKind::IllegalInstruction, 0, "LLVM does not decode this word");
+  const isa::Inst& in = *decoded;
+
+  // The fetch stream after this instruction, unless it redirects it.
+  uint32_t new_pc = npc_, new_npc = nnpc_, new_nnpc = nnpc_ + 4;
+  auto jump1 = [&](uint32_t target) { new_npc = target; new_nnpc = target + 4; };
+  auto jump2 = [&](uint32_t target) { new_nnpc = target; };
+  const uint32_t sw = regs_[isa::SW];
+  int loaded_reg = -1; // for the load-use interlock
+
+  // Writes an ALU result: to %pc it is a jump with one delay slot.
+  auto write_alu = [&](uint32_t value) {
+    if (in.rd == isa::PC) jump1(value);
+    else write_reg(in.rd, value);
+  };
+  auto alu = [&](AluOp op, uint32_t a, uint32_t b, bool rr) {
+    const uint32_t value = alu_value(op, a, b, sw);
+    const uint32_t flags = in.set_flags ? alu_flags(op, a, b, sw, rr) : 0;
+    write_alu(value);
+    if (in.set_flags) regs_[isa::SW] = with_flags(regs_[isa::SW], flags);
+  };
+  // Effective address and base update for RM, RRM and SPLS.
+  auto address = [&](uint32_t operand, AluOp op, uint32_t& ea) {
+    const uint32_t base = read_reg(in.rs1);
+    const uint32_t modified = alu_value(op, base, operand, sw);
+    switch (in.mode) {
+    case AddrMode::Plain: ea = base; return;
+    case AddrMode::Offset: ea = modified; return;
+    case AddrMode::PostMod: ea = base; break;
+    case AddrMode::PreMod: ea = modified; break;
+    }
+    if (in.rs1 == isa::PC) jump1(modified);
+    else write_reg(in.rs1, modified);
+  };
+
+  StepStatus status = StepStatus::Ok;
+  switch (in.op) {
+  case Opcode::ADD_I: case Opcode::ADDC_I: case Opcode::SUB_I: case Opcode::SUBB_I:
+  case Opcode::AND_I: case Opcode::OR_I: case Opcode::XOR_I: case Opcode::SL_I:
+  case Opcode::SA_I:
+    alu(ri_alu_op(in.op), read_reg(in.rs1), in.imm, false);
+    break;
+  case Opcode::ADD_R: case Opcode::ADDC_R: case Opcode::SUB_R: case Opcode::SUBB_R:
+  case Opcode::AND_R: case Opcode::OR_R: case Opcode::XOR_R: case Opcode::SHL_R:
+  case Opcode::SRA_R:
+    if (cond_holds(in.cond, sw)) alu(ri_alu_op(in.op), read_reg(in.rs1), read_reg(in.rs2), true);
+    break;
+  case Opcode::SELECT:
+    write_alu(cond_holds(in.cond, sw) ? read_reg(in.rs1) : read_reg(in.rs2));
+    break;
+  case Opcode::SCC: write_alu(cond_holds(in.cond, sw) ? 1 : 0); break;
+  case Opcode::POPC: write_alu(popc(read_reg(in.rs1))); break;
+  case Opcode::LEADZ: write_alu(leadz(read_reg(in.rs1))); break;
+  case Opcode::TRAILZ: write_alu(trailz(read_reg(in.rs1))); break;
+  case Opcode::SLI: write_alu(in.imm); break;
+  case Opcode::NOP: break;
+  case Opcode::BR:
+    if (cond_holds(in.cond, sw)) jump1(in.imm);
+    break;
+  case Opcode::BRR:
+    if (cond_holds(in.cond, sw)) jump1(read_reg(in.rs1) + in.imm);
+    break;
+  case Opcode::LOAD:
+  case Opcode::LDADDR: {
+    uint32_t ea = in.imm;
+    const uint32_t saved_base = read_reg(in.rs1);
+    const uint32_t saved_npc = new_npc, saved_nnpc = new_nnpc;
+    if (in.op == Opcode::LOAD) {
+      if (in.format == isa::Format::RRM) address(read_reg(in.rs2), in.mem_op, ea);
+      else address(in.imm, AluOp::Add, ea);
+    }
+    uint32_t value = 0;
+    status = load(ea, in.width, in.zero_ext, value);
+    if (status != StepStatus::Ok) { // undo the base update: the instruction did not happen
+      if (in.rs1 != isa::PC) write_reg(in.rs1, saved_base);
+      new_npc = saved_npc;
+      new_nnpc = saved_nnpc;
+      break;
+    }
+    if (in.rd == isa::PC) jump2(value);
+    else {
+      write_reg(in.rd, value); // after the base update: the loaded value wins if rd == rs1
+      loaded_reg = in.rd;
+    }
+    break;
+  }
+  case Opcode::STORE:
+  case Opcode::STADDR: {
+    uint32_t ea = in.imm;
+    const uint32_t value = read_reg(in.rd); // read before any base update
+    const uint32_t saved_base = read_reg(in.rs1);
+    const uint32_t saved_npc = new_npc, saved_nnpc = new_nnpc;
+    if (in.op == Opcode::STORE) {
+      if (in.format == isa::Format::RRM) address(read_reg(in.rs2), in.mem_op, ea);
+      else address(in.imm, AluOp::Add, ea);
+    }
+    status = store(ea, in.width, value);
+    if (status == StepStatus::Fault || status == StepStatus::Yield) {
+      if (in.rs1 != isa::PC) write_reg(in.rs1, saved_base);
+      new_npc = saved_npc;
+      new_nnpc = saved_nnpc;
+    }
+    break;
+  }
+  case Opcode::Count_: break;
+  }
+  if (status == StepStatus::Fault || status == StepStatus::Yield) return status;
+
+  if (loaded_reg >= 0 && next_reads(new_pc, unsigned(loaded_reg)))
+    stall_cycles_ += costs_.load_use_cycles;
+  pc_ = new_pc;
+  npc_ = new_npc;
+  nnpc_ = new_nnpc;
+  return status;
+}
+
+RunResult Cpu::step_reference(uint64_t max_insns, const TraceFn& trace) {
+  uint64_t done = 0;
+  if (fault_) return {StopReason::Fault, 0};
+  if (halted_) return {StopReason::Halted, 0};
+  while (done < max_insns) {
+    if (trace) {
+      const bool fetchable = pc_ % 4 == 0 && sram_.contains(pc_, 4);
+      trace(pc_, fetchable ? sram_.read32(pc_) : 0);
+    }
+    const StepStatus s = step_one();
+    if (s == StepStatus::Fault) break;
+    if (s == StepStatus::Yield) {
+      instructions_ += done;
+      return {StopReason::Yield, done};
+    }
+    ++done;
+    if (s == StepStatus::Halt) {
+      halted_ = true;
+      break;
+    }
+  }
+  instructions_ += done;
+  if (fault_) return {StopReason::Fault, done};
+  if (halted_) return {StopReason::Halted, done};
+  return {StopReason::Limit, done};
+}
+
+std::string Cpu::register_dump() const {
+  std::string out;
+  char buf[64];
+  for (unsigned r = 0; r < 32; ++r) {
+    const std::string_view name = isa::reg_name(r);
+    std::snprintf(buf, sizeof buf, "%*s%%%.*s %08x%s", int(4 - std::min<size_t>(name.size(), 4)),
+                  "", int(name.size()), name.data(), read_reg(r), r % 4 == 3 ? "\n" : "   ");
+    out += buf;
+  }
+  const uint32_t sw = regs_[isa::SW];
+  std::snprintf(buf, sizeof buf, "flags: %c%c%c%c   npc %08x nnpc %08x\n", sw & kFlagZ ? 'Z' : 'z',
+                sw & kFlagN ? 'N' : 'n', sw & kFlagV ? 'V' : 'v', sw & kFlagC ? 'C' : 'c', npc_,
+                nnpc_);
+  out += buf;
+  return out;
+}
+
+std::string Cpu::fault_report() const {
+  if (!fault_) return {};
+  const Fault& f = *fault_;
+  char buf[160];
+  std::string out = "fault: ";
+  out += fault_kind_name(f.kind);
+  if (!f.detail.empty()) out += " (" + f.detail + ")";
+  out += "\n";
+  std::snprintf(buf, sizeof buf, "  pc %08x: ", f.pc);
+  out += buf;
+  if (f.fetched) {
+    std::snprintf(buf, sizeof buf, "%08x  ", f.word);
+    out += buf;
+    std::string text = isa::disassemble(f.word);
+    for (char& c : text)
+      if (c == '\t') c = ' ';
+    out += text;
+  } else {
+    out += "(no instruction fetched)";
+  }
+  out += "\n";
+  if (f.kind == FaultKind::MisalignedAccess || f.kind == FaultKind::BusError ||
+      f.kind == FaultKind::MmioError) {
+    std::snprintf(buf, sizeof buf, "  address %08x\n", f.address);
+    out += buf;
+  }
+  std::snprintf(buf, sizeof buf, "  after %llu instructions\n",
+                static_cast<unsigned long long>(instructions_));
+  out += buf;
+  out += register_dump();
+  return out;
+}
+
+} // namespace lanaikit::vm

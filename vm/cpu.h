@@ -1,0 +1,170 @@
+// The Lanai NIC processor core.
+//
+// Two executors share one architectural state:
+//   * step_reference(): decodes every instruction from SRAM and follows the pipeline model
+//     below literally. It is the specification, used for --trace and as the oracle the fast
+//     interpreter is tested against.
+//   * run(): the fast interpreter (vm/interp.cpp). SRAM code is predecoded lazily into an
+//     array of slots (handler + operands) and run with threaded dispatch; delay slots are
+//     handled by dispatching the next slot through a per-mode handler table, so no
+//     per-instruction delay-slot bookkeeping exists on the fast path.
+//
+// Pipeline model (delay slots). The fetch stream is three addresses: pc (executing now),
+// npc and nnpc (the next two). After an ordinary instruction: pc <- npc, npc <- nnpc,
+// nnpc <- nnpc + 4. A taken branch (BR, BRR) or an ALU instruction writing %pc to target T
+// has one delay slot: pc <- npc, npc <- T, nnpc <- T + 4. A load into %pc has two:
+// pc <- npc, npc <- nnpc, nnpc <- T. So a branch in the delay slot of another branch takes
+// effect after the first branch's target instruction executes (the target runs as the
+// second branch's delay slot, then the second branch's target follows); a control transfer
+// in the shadow of a load into %pc overrides the part of the stream it writes. Reading %pc
+// yields the address of the instruction doing the read (LLVM's call sequence
+// `add %pc, 0x10, %rca` relies on it).
+//
+// Cycle model (CostModel below): every instruction costs `base_cycles`; a load whose
+// destination register is read by the next instruction executed adds `load_use_cycles`
+// (the interlock described for RM in LanaiInstrFormats.td); each memory-mapped access adds
+// `mmio_cycles`. cycles = instructions * base_cycles + stall_cycles.
+#pragma once
+
+#include "isa/inst.h"
+#include "vm/mmio.h"
+#include "vm/sram.h"
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace lanaikit::vm {
+
+struct CostModel {
+  uint32_t base_cycles = 1;     // every instruction
+  uint32_t load_use_cycles = 1; // next instruction reads the register a load writes
+  uint32_t mmio_cycles = 2;     // extra per memory-mapped register access
+};
+
+enum class FaultKind : uint8_t {
+  IllegalInstruction, // a word LLVM's Lanai disassembler does not decode
+  MisalignedFetch,    // pc not a multiple of 4
+  FetchOutsideSram,   // pc beyond the end of SRAM
+  MisalignedAccess,   // load/store address not a multiple of the access width
+  BusError,           // access outside SRAM and outside the memory-mapped range
+  MmioError,          // memory-mapped register missing, or accessed at the wrong width
+  InstructionBudget,  // the run's instruction limit was reached (runaway firmware)
+};
+const char* fault_kind_name(FaultKind kind);
+
+struct Fault {
+  FaultKind kind;
+  uint32_t pc = 0;         // address of the faulting instruction
+  uint32_t word = 0;       // its encoding (0 if it could not be fetched)
+  bool fetched = false;    // whether `word` is valid
+  uint32_t address = 0;    // data address for access faults
+  std::string detail;      // one line, for the report
+};
+
+enum class StopReason : uint8_t {
+  Limit,  // executed the requested number of instructions; can resume
+  Halted, // the program stopped itself (bare-ABI EXIT)
+  Fault,  // see fault()
+  Yield,  // a device asked the CPU to stop before an access; resume to retry it
+};
+
+struct RunResult {
+  StopReason reason;
+  uint64_t executed; // instructions completed by this call
+};
+
+struct Slot; // vm/interp.h
+
+class Cpu {
+public:
+  Cpu(Sram& sram, MmioDevice& mmio, CostModel costs = {});
+  ~Cpu();
+  Cpu(const Cpu&) = delete;
+  Cpu& operator=(const Cpu&) = delete;
+
+  // Registers cleared (r1 = all ones), pc at `entry`, counters and fault cleared.
+  void reset(uint32_t entry);
+
+  // Fast interpreter: up to `max_insns` instructions.
+  RunResult run(uint64_t max_insns);
+
+  // Reference stepper: up to `max_insns` instructions, calling `trace` (if set) before each
+  // instruction with its address and word.
+  using TraceFn = std::function<void(uint32_t pc, uint32_t word)>;
+  RunResult step_reference(uint64_t max_insns, const TraceFn& trace = nullptr);
+
+  // Architectural state.
+  uint32_t reg(unsigned r) const;
+  void set_reg(unsigned r, uint32_t value);
+  uint32_t pc() const { return pc_; }   // next instruction to execute
+  uint32_t npc() const { return npc_; } // the one after it (differs from pc+4 in a delay slot)
+  uint32_t nnpc() const { return nnpc_; }
+  bool halted() const { return halted_; }
+  const std::optional<Fault>& fault() const { return fault_; }
+
+  // Turns an instruction-limit stop into an InstructionBudget fault (for `lanaikit exec`).
+  void raise_budget_fault();
+
+  uint64_t instructions() const { return instructions_; }
+  uint64_t stall_cycles() const { return stall_cycles_; }
+  uint64_t cycles() const { return instructions_ * costs_.base_cycles + stall_cycles_; }
+  const CostModel& costs() const { return costs_; }
+
+  // SRAM bytes changed by someone other than the CPU (loader, host PIO, DMA): drop any
+  // predecoded instructions that cover them.
+  void invalidate(uint32_t addr, uint32_t len);
+
+  // The fault report: kind, pc, the instruction disassembled, the registers.
+  std::string fault_report() const;
+  std::string register_dump() const;
+
+  Sram& sram() { return sram_; }
+
+private:
+  friend struct Interp;
+  enum class StepStatus : uint8_t { Ok, Halt, Fault, Yield };
+
+  // One instruction by the reference model. Counts stall cycles but not instructions.
+  StepStatus step_one();
+  StepStatus set_fault(FaultKind kind, uint32_t address, std::string detail);
+  StepStatus set_fetch_fault(FaultKind kind, std::string detail);
+  // Data access by the reference model (SRAM or MMIO, with faults).
+  StepStatus load(uint32_t addr, isa::Width width, bool zero_ext, uint32_t& value);
+  StepStatus store(uint32_t addr, isa::Width width, uint32_t value);
+  uint32_t read_reg(unsigned r) const { return r == isa::PC ? pc_ : regs_[r]; }
+  void write_reg(unsigned r, uint32_t value) {
+    if (r > isa::R1) regs_[r] = value; // r0 and r1 are constants; pc is handled by callers
+  }
+  // Does the instruction at `addr` (if any) read register `r`? For the load-use interlock.
+  bool next_reads(uint32_t addr, unsigned r) const;
+
+  // Fast-interpreter support (vm/interp.cpp).
+  void build_slot(uint32_t index);
+  void invalidate_words(uint32_t first_word, uint32_t last_word);
+
+  Sram& sram_;
+  MmioDevice& mmio_;
+  CostModel costs_;
+
+  // r0..r31, plus a sink at index 32 that the fast path writes instead of r0/r1.
+  uint32_t regs_[33] = {};
+  uint32_t pc_ = 0, npc_ = 4, nnpc_ = 8;
+  bool halted_ = false;
+  std::optional<Fault> fault_;
+  uint64_t instructions_ = 0;
+  uint64_t stall_cycles_ = 0;
+
+  // Predecoded code: one slot per SRAM word plus a sentinel past the end; a byte per
+  // 256-byte code page that is set once any slot in it is decoded, so stores check one
+  // byte to know whether they may be overwriting code.
+  std::unique_ptr<Slot[]> slots_;
+  std::unique_ptr<uint8_t[]> code_pages_;
+  uint32_t num_words_ = 0;
+};
+
+inline constexpr unsigned kCodePageShift = 8;
+
+} // namespace lanaikit::vm

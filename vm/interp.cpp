@@ -1,0 +1,337 @@
+// The fast interpreter: one function, threaded dispatch (computed goto) over predecoded
+// slots. Read vm/cpu.h for the pipeline model it implements and vm/interp.h for slots.
+//
+// Delay slots without per-instruction bookkeeping: every handler exists in three copies
+// that differ only in where they go next.
+//   N  (normal)  : next is ip + 1.
+//   D1 (delay 1) : this instruction is the last one before a pending jump; next is `target`.
+//   D2 (delay 2) : first of two delay slots of a load into %pc; next is ip + 1 in D1 mode.
+// A taken branch dispatches its successor in D1 mode; a load into %pc dispatches its
+// successor in D2 mode. Control transfers inside a delay slot are rare and run through the
+// reference model (SLOW), which handles any nesting exactly.
+//
+// The instruction budget is one decrement-and-branch per dispatch. Cycles are derived at
+// the end (instructions * base + stalls); only stalls are accumulated as they happen.
+#include "vm/cpu.h"
+#include "vm/interp.h"
+#include "vm/semantics.h"
+
+namespace lanaikit::vm {
+
+struct Interp {
+  static RunResult run(Cpu* cpu, uint64_t max_insns, const void* const** export_table);
+};
+
+const void* const* fast_handlers() {
+  static const void* const* table = [] {
+    const void* const* t = nullptr;
+    Interp::run(nullptr, 0, &t);
+    return t;
+  }();
+  return table;
+}
+
+RunResult Cpu::run(uint64_t max_insns) {
+  if (fault_) return {StopReason::Fault, 0};
+  if (halted_) return {StopReason::Halted, 0};
+  return Interp::run(this, max_insns, nullptr);
+}
+
+#define CAT2(a, b) a##b
+#define CAT(a, b) CAT2(a, b)
+
+RunResult Interp::run(Cpu* cpu, uint64_t max_insns, const void* const** export_table) {
+#define LANAIKIT_LABEL_N(name) &&N_##name,
+#define LANAIKIT_LABEL_D1(name) &&D1_##name,
+#define LANAIKIT_LABEL_D2(name) &&D2_##name,
+  static const void* const normal[] = {LANAIKIT_FAST_OPS(LANAIKIT_LABEL_N)};
+  static const void* const delay1[] = {LANAIKIT_FAST_OPS(LANAIKIT_LABEL_D1)};
+  static const void* const delay2[] = {LANAIKIT_FAST_OPS(LANAIKIT_LABEL_D2)};
+  if (!cpu) {
+    *export_table = normal;
+    return {StopReason::Limit, 0};
+  }
+
+  uint32_t* const R = cpu->regs_;
+  uint8_t* const mem = cpu->sram_.data();
+  const uint32_t size = cpu->sram_.size();
+  const uint8_t* const code_pages = cpu->code_pages_.get();
+  Slot* const slots = cpu->slots_.get();
+  const int64_t budget = int64_t(std::min<uint64_t>(max_insns, uint64_t(INT64_MAX) - 1));
+  int64_t left = budget;
+  uint64_t extra = 0;      // stall cycles accumulated in this call
+  uint64_t executed = 0;   // set on exit
+  StopReason reason = StopReason::Limit;
+  const Slot* ip = nullptr;
+  const Slot* target = nullptr;
+  Cpu::StepStatus st{};
+
+  auto addr = [&](const Slot* s) { return uint32_t(s - slots) * 4; };
+  auto valid = [&](uint32_t a) { return (a & 3) == 0 && a <= size; };
+  auto started = [&] { return budget - left; };
+
+#define DISPATCH_N                                                                             \
+  do {                                                                                         \
+    if (__builtin_expect(--left < 0, 0)) goto N_limit;                                         \
+    goto* ip->handler;                                                                         \
+  } while (0)
+#define DISPATCH_D1                                                                            \
+  do {                                                                                         \
+    if (__builtin_expect(--left < 0, 0)) goto D1_limit;                                        \
+    goto* delay1[ip->op];                                                                      \
+  } while (0)
+#define DISPATCH_D2                                                                            \
+  do {                                                                                         \
+    if (__builtin_expect(--left < 0, 0)) goto D2_limit;                                        \
+    goto* delay2[ip->op];                                                                      \
+  } while (0)
+
+#define SYNC_N                                                                                 \
+  (cpu->pc_ = addr(ip), cpu->npc_ = cpu->pc_ + 4, cpu->nnpc_ = cpu->pc_ + 8)
+#define SYNC_D1                                                                                \
+  (cpu->pc_ = addr(ip), cpu->npc_ = addr(target), cpu->nnpc_ = cpu->npc_ + 4)
+#define SYNC_D2                                                                                \
+  (cpu->pc_ = addr(ip), cpu->npc_ = cpu->pc_ + 4, cpu->nnpc_ = addr(target))
+
+  // Enter from the architectural state.
+  goto reenter;
+
+  // ---- normal mode -----------------------------------------------------------------
+#define PREFIX N_
+#define NEXT                                                                                   \
+  do {                                                                                         \
+    ip += 1;                                                                                   \
+    DISPATCH_N;                                                                                \
+  } while (0)
+#define STALL(rd, s) (extra += (s))
+#define SYNC_STATE SYNC_N
+#define EXIT_BEFORE goto N_yield
+#define HALT_AFTER                                                                             \
+  do {                                                                                         \
+    ip += 1;                                                                                   \
+    goto N_halt;                                                                               \
+  } while (0)
+#define FAULT_EXIT goto fault
+#include "vm/interp_ops.inc"
+
+N_DECODE:
+  cpu->build_slot(uint32_t(ip - slots));
+  goto* ip->handler;
+N_SLOW:
+  SYNC_N;
+  goto slow;
+N_BT:
+  target = slots + ip->imm;
+  ip += 1;
+  DISPATCH_D1;
+N_BCC:
+  if (cond_holds(uint16_t(ip->rs1 | (ip->rs2 << 8)), R[isa::SW])) {
+    target = slots + ip->imm;
+    ip += 1;
+    DISPATCH_D1;
+  }
+  NEXT;
+N_JMP_I : {
+  const uint32_t t = R[ip->rs1] + ip->imm;
+  if (!valid(t)) goto N_SLOW;
+  target = slots + t / 4;
+}
+  ip += 1;
+  DISPATCH_D1;
+N_JMP_ADD_R : {
+  const uint32_t t = R[ip->rs1] + R[ip->rs2];
+  if (!valid(t)) goto N_SLOW;
+  target = slots + t / 4;
+}
+  ip += 1;
+  DISPATCH_D1;
+N_JMP_OR_R : {
+  const uint32_t t = R[ip->rs1] | R[ip->rs2];
+  if (!valid(t)) goto N_SLOW;
+  target = slots + t / 4;
+}
+  ip += 1;
+  DISPATCH_D1;
+N_LDW_PC : {
+  const uint32_t ea = R[ip->rs1] + ip->imm;
+  if ((ea & 3) != 0 || ea >= size) goto N_SLOW;
+  const uint32_t t = load_be32(mem + ea);
+  if (!valid(t)) goto N_SLOW;
+  target = slots + t / 4;
+}
+  ip += 1;
+  DISPATCH_D2;
+
+#undef PREFIX
+#undef NEXT
+#undef STALL
+#undef SYNC_STATE
+#undef EXIT_BEFORE
+#undef HALT_AFTER
+
+  // ---- delay mode 1: the next instruction is `target` ------------------------------
+#define PREFIX D1_
+#define NEXT                                                                                   \
+  do {                                                                                         \
+    ip = target;                                                                               \
+    DISPATCH_N;                                                                                \
+  } while (0)
+#define STALL(rd, s)                                                                           \
+  ((rd) < 32 && cpu->next_reads(addr(target), (rd)) ? (extra += cpu->costs_.load_use_cycles) : 0)
+#define SYNC_STATE SYNC_D1
+#define EXIT_BEFORE goto D1_yield
+#define HALT_AFTER                                                                             \
+  do {                                                                                         \
+    ip = target;                                                                               \
+    goto N_halt;                                                                               \
+  } while (0)
+#include "vm/interp_ops.inc"
+
+D1_DECODE:
+  cpu->build_slot(uint32_t(ip - slots));
+  goto* delay1[ip->op];
+D1_SLOW:
+D1_BT:
+D1_BCC:
+D1_JMP_I:
+D1_JMP_ADD_R:
+D1_JMP_OR_R:
+D1_LDW_PC:
+  SYNC_D1;
+  goto slow;
+
+#undef PREFIX
+#undef NEXT
+#undef STALL
+#undef SYNC_STATE
+#undef EXIT_BEFORE
+#undef HALT_AFTER
+
+  // ---- delay mode 2: the next instruction is ip + 1 in delay mode 1 ----------------
+#define PREFIX D2_
+#define NEXT                                                                                   \
+  do {                                                                                         \
+    ip += 1;                                                                                   \
+    DISPATCH_D1;                                                                               \
+  } while (0)
+#define STALL(rd, s) (extra += (s))
+#define SYNC_STATE SYNC_D2
+#define EXIT_BEFORE goto D2_yield
+#define HALT_AFTER                                                                             \
+  do {                                                                                         \
+    ip += 1;                                                                                   \
+    goto D1_halt;                                                                              \
+  } while (0)
+#include "vm/interp_ops.inc"
+
+D2_DECODE:
+  cpu->build_slot(uint32_t(ip - slots));
+  goto* delay2[ip->op];
+D2_SLOW:
+D2_BT:
+D2_BCC:
+D2_JMP_I:
+D2_JMP_ADD_R:
+D2_JMP_OR_R:
+D2_LDW_PC:
+  SYNC_D2;
+  goto slow;
+
+#undef PREFIX
+#undef NEXT
+#undef STALL
+#undef SYNC_STATE
+#undef EXIT_BEFORE
+#undef HALT_AFTER
+#undef FAULT_EXIT
+
+  // ---- the reference model for everything else -------------------------------------
+slow:
+  st = cpu->step_one();
+  if (st == Cpu::StepStatus::Fault) goto fault;
+  if (st == Cpu::StepStatus::Yield) {
+    executed = uint64_t(started() - 1);
+    reason = StopReason::Yield;
+    goto done;
+  }
+  if (st == Cpu::StepStatus::Halt) {
+    executed = uint64_t(started());
+    cpu->halted_ = true;
+    reason = StopReason::Halted;
+    goto done;
+  }
+reenter : {
+  const uint32_t pc = cpu->pc_, npc = cpu->npc_, nnpc = cpu->nnpc_;
+  if (valid(pc)) {
+    ip = slots + pc / 4;
+    if (npc == pc + 4 && nnpc == pc + 8) DISPATCH_N;
+    if (valid(npc) && nnpc == npc + 4) {
+      target = slots + npc / 4;
+      DISPATCH_D1;
+    }
+    if (npc == pc + 4 && valid(nnpc)) {
+      target = slots + nnpc / 4;
+      DISPATCH_D2;
+    }
+  }
+  // A state the fast path cannot represent (e.g. a jump to a bad address is pending):
+  // keep stepping the reference model, which will fault at the bad fetch.
+  if (--left < 0) {
+    executed = uint64_t(budget);
+    goto done;
+  }
+  goto slow;
+}
+
+  // ---- exits -------------------------------------------------------------------------
+N_limit:
+  SYNC_N;
+  executed = uint64_t(budget);
+  goto done;
+D1_limit:
+  SYNC_D1;
+  executed = uint64_t(budget);
+  goto done;
+D2_limit:
+  SYNC_D2;
+  executed = uint64_t(budget);
+  goto done;
+N_yield:
+  SYNC_N;
+  goto yield;
+D1_yield:
+  SYNC_D1;
+  goto yield;
+D2_yield:
+  SYNC_D2;
+yield:
+  executed = uint64_t(started() - 1);
+  reason = StopReason::Yield;
+  goto done;
+N_halt: // ip is the next instruction, sequential
+  SYNC_N;
+  goto halt;
+D1_halt: // ip is the next instruction, itself in a delay slot before `target`
+  SYNC_D1;
+halt:
+  executed = uint64_t(started());
+  cpu->halted_ = true;
+  reason = StopReason::Halted;
+  goto done;
+fault: // the reference model recorded the fault with the state synced before the access
+  executed = uint64_t(started() - 1);
+  reason = StopReason::Fault;
+done:
+  cpu->instructions_ += executed;
+  cpu->stall_cycles_ += extra;
+  return {reason, executed};
+
+#undef DISPATCH_N
+#undef DISPATCH_D1
+#undef DISPATCH_D2
+#undef SYNC_N
+#undef SYNC_D1
+#undef SYNC_D2
+}
+
+} // namespace lanaikit::vm

@@ -1,0 +1,61 @@
+// The fast interpreter's predecoded form (internal to vm/).
+//
+// Each SRAM word has a Slot: the address of its handler inside the interpreter loop plus
+// operands already resolved (register indices with writes to r0/r1 redirected to a sink,
+// immediates negated or baked, branch targets as slot indices). Slots start as DECODE and
+// are filled on first execution; stores that hit a code page reset them.
+#pragma once
+
+#include <cstdint>
+
+namespace lanaikit::vm {
+
+// Handlers of the fast interpreter. Instructions without a fast form run as SLOW, which
+// executes them with the reference model and re-enters the fast loop.
+#define LANAIKIT_FAST_OPS(X)                                                                    \
+  /* lazily decode this slot, then run it */                                                   \
+  X(DECODE) X(SLOW)                                                                            \
+  /* rd <- imm (SLI, add/or from r0, and ALU ops on %pc baked at predecode) */                  \
+  X(MOVI) X(NOP)                                                                               \
+  /* register-immediate, no flags (sub is add of the negated constant) */                      \
+  X(ADD_I) X(ADDC_I) X(SUBB_I) X(AND_I) X(OR_I) X(XOR_I) X(SHL_I) X(SHR_I) X(SAR_I)             \
+  /* register-immediate, setting flags */                                                      \
+  X(ADD_IF) X(ADDC_IF) X(SUB_IF) X(SUBB_IF) X(AND_IF) X(OR_IF) X(XOR_IF) X(SH_IF) X(SHA_IF)     \
+  /* register-register, condition true, no flags / flags */                                    \
+  X(ADD_R) X(ADDC_R) X(SUB_R) X(SUBB_R) X(AND_R) X(OR_R) X(XOR_R) X(SH_R) X(SHA_R)              \
+  X(ADD_RF) X(ADDC_RF) X(SUB_RF) X(SUBB_RF) X(AND_RF) X(OR_RF) X(XOR_RF) X(SH_RF) X(SHA_RF)     \
+  X(SEL) X(SCC) X(POPC) X(LEADZ) X(TRAILZ)                                                     \
+  /* loads: rd <- mem[rs1 + imm]; rs2 holds the load-use stall for the next slot */            \
+  X(LDW) X(LDH) X(LDHU) X(LDB) X(LDBU)                                                         \
+  X(LDW_PRE) X(LDH_PRE) X(LDHU_PRE) X(LDB_PRE) X(LDBU_PRE)                                     \
+  X(LDW_POST) X(LDH_POST) X(LDHU_POST) X(LDB_POST) X(LDBU_POST)                                \
+  /* loads: rd <- mem[rs1 + rs2]; imm holds the load-use stall */                              \
+  X(LDW_RR) X(LDH_RR) X(LDHU_RR) X(LDB_RR) X(LDBU_RR)                                          \
+  /* stores: mem[rs1 + imm] <- rd, or mem[rs1 + rs2] <- rd */                                  \
+  X(STW) X(STH) X(STB) X(STW_PRE) X(STH_PRE) X(STB_PRE) X(STW_POST) X(STH_POST) X(STB_POST)    \
+  X(STW_RR) X(STH_RR) X(STB_RR)                                                                \
+  /* control transfers (normal mode only; in a delay slot they run as SLOW) */                 \
+  X(BT) X(BCC) X(JMP_I) X(JMP_ADD_R) X(JMP_OR_R) X(LDW_PC)
+
+enum FastOp : uint8_t {
+#define LANAIKIT_ENUM(name) F_##name,
+  LANAIKIT_FAST_OPS(LANAIKIT_ENUM)
+#undef LANAIKIT_ENUM
+      F_Count_
+};
+
+struct Slot {
+  const void* handler; // normal-mode handler (label address in the interpreter loop)
+  uint32_t imm;
+  uint8_t op; // FastOp: indexes the delay-slot handler tables
+  uint8_t rd, rs1, rs2;
+};
+static_assert(sizeof(Slot) == 16);
+
+// Register index the fast path writes for architectural register r (r0/r1 -> the sink).
+inline constexpr uint8_t kSinkReg = 32;
+
+// Label addresses of the normal-mode handlers, exported by the interpreter loop.
+const void* const* fast_handlers();
+
+} // namespace lanaikit::vm

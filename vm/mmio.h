@@ -1,0 +1,61 @@
+// Memory-mapped registers: everything at or above kMmioBase is a device register, reached
+// by the CPU through an MmioDevice. Ordinary SRAM accesses never come here.
+#pragma once
+
+#include "isa/inst.h"
+
+#include <cstdint>
+#include <string>
+
+namespace lanaikit::vm {
+
+// The top page of the address space. Firmware reaches it as a negative offset from %r0
+// (e.g. `st %r9, -4096[%r0]`), since address arithmetic wraps modulo 2^32.
+inline constexpr uint32_t kMmioBase = 0xFFFFF000;
+
+enum class MmioStatus : uint8_t {
+  Ok,       // access done
+  Halt,     // access done; the CPU stops after this instruction (bare-program exit)
+  Yield,    // not done: the CPU stops before this instruction and retries it when resumed
+  Unmapped, // no register here: a bus-error fault
+  BadWidth, // the register exists but not for this access width: a fault
+};
+
+class MmioDevice {
+public:
+  virtual ~MmioDevice() = default;
+  virtual MmioStatus read(uint32_t addr, isa::Width width, uint32_t& value) = 0;
+  virtual MmioStatus write(uint32_t addr, isa::Width width, uint32_t value) = 0;
+};
+
+// The bare-program ABI page (docs/abi.md):
+//   0xFFFFF000  W  PUTC       low byte of a 32-bit store appended to standard output
+//   0xFFFFF004  W  EXIT       32-bit store halts the processor; the value is the exit status
+//   0xFFFFF008  R  SRAM_SIZE  size of SRAM in bytes (startup code puts the stack there)
+// Other addresses in the MMIO range go to `next` if set (the chip's own registers).
+class BareIo : public MmioDevice {
+public:
+  static constexpr uint32_t kPutc = 0xFFFFF000;
+  static constexpr uint32_t kExit = 0xFFFFF004;
+  static constexpr uint32_t kSramSize = 0xFFFFF008;
+
+  explicit BareIo(uint32_t sram_size, MmioDevice* next = nullptr)
+      : sram_size_(sram_size), next_(next) {}
+
+  MmioStatus read(uint32_t addr, isa::Width width, uint32_t& value) override;
+  MmioStatus write(uint32_t addr, isa::Width width, uint32_t value) override;
+
+  const std::string& output() const { return output_; }
+  std::string take_output() { return std::move(output_); }
+  bool exited() const { return exited_; }
+  uint32_t exit_status() const { return exit_status_; }
+
+private:
+  uint32_t sram_size_;
+  MmioDevice* next_;
+  std::string output_;
+  bool exited_ = false;
+  uint32_t exit_status_ = 0;
+};
+
+} // namespace lanaikit::vm

@@ -1,0 +1,205 @@
+// Predecoding: from a decoded instruction to the fast interpreter's slot. Every case that
+// is not worth a fast handler (conditional ALU, flag-setting jumps, reads of %pc the
+// predecoder cannot bake, unusual addressing) becomes SLOW and runs the reference model.
+#include "vm/cpu.h"
+#include "vm/interp.h"
+#include "vm/semantics.h"
+
+#include <algorithm>
+
+namespace lanaikit::vm {
+
+using isa::AddrMode;
+using isa::Format;
+using isa::Opcode;
+using isa::Width;
+
+namespace {
+
+uint8_t dest(uint8_t r) { return r <= isa::R1 ? kSinkReg : r; }
+
+FastOp load_op(Width w, bool zext, AddrMode mode) {
+  const int base = w == Width::Word ? 0 : w == Width::Half ? (zext ? 2 : 1) : (zext ? 4 : 3);
+  const int row = mode == AddrMode::PreMod ? F_LDW_PRE : mode == AddrMode::PostMod ? F_LDW_POST
+                                                                                   : F_LDW;
+  return FastOp(row + base);
+}
+
+FastOp store_op(Width w, AddrMode mode) {
+  const int base = w == Width::Word ? 0 : w == Width::Half ? 1 : 2;
+  const int row = mode == AddrMode::PreMod ? F_STW_PRE : mode == AddrMode::PostMod ? F_STW_POST
+                                                                                   : F_STW;
+  return FastOp(row + base);
+}
+
+} // namespace
+
+void Cpu::build_slot(uint32_t index) {
+  Slot& s = slots_[index];
+  auto set = [&](FastOp op, uint8_t rd = 0, uint8_t rs1 = 0, uint8_t rs2 = 0, uint32_t imm = 0) {
+    s.op = op;
+    s.rd = rd;
+    s.rs1 = rs1;
+    s.rs2 = rs2;
+    s.imm = imm;
+    s.handler = fast_handlers()[op];
+  };
+  if (index >= num_words_) return set(F_SLOW); // the sentinel past the end of SRAM
+  const uint32_t pc = index * 4;
+  code_pages_[pc >> kCodePageShift] = 1;
+  const auto decoded = isa::decode(load_be32(sram_.data() + pc));
+  if (!decoded) return set(F_SLOW); // the reference model reports the illegal instruction
+  const isa::Inst& in = *decoded;
+  const bool reads_pc = ((isa::regs_read(in) >> isa::PC) & 1) != 0;
+  auto valid_target = [&](uint32_t t) { return t % 4 == 0 && t < sram_.size(); };
+  // Load-use interlock against the next sequential word (a delay-slot load checks its
+  // actual successor at run time instead).
+  auto stall_after = [&](uint8_t rd) -> uint8_t {
+    return next_reads(pc + 4, rd) ? uint8_t(std::min<uint32_t>(costs_.load_use_cycles, 255)) : 0;
+  };
+
+  switch (in.op) {
+  case Opcode::ADD_I: case Opcode::ADDC_I: case Opcode::SUB_I: case Opcode::SUBB_I:
+  case Opcode::AND_I: case Opcode::OR_I: case Opcode::XOR_I: case Opcode::SL_I:
+  case Opcode::SA_I: {
+    if (in.rd == isa::PC) {
+      if (!in.set_flags && in.op == Opcode::ADD_I && in.rs1 != isa::PC)
+        return set(F_JMP_I, 0, in.rs1, 0, in.imm);
+      return set(F_SLOW);
+    }
+    const uint8_t rd = dest(in.rd);
+    if (in.set_flags) {
+      if (in.rs1 == isa::PC) return set(F_SLOW);
+      static constexpr FastOp kFlagOps[] = {F_ADD_IF, F_ADDC_IF, F_SUB_IF, F_SUBB_IF, F_AND_IF,
+                                            F_OR_IF,  F_XOR_IF,  F_SH_IF,  F_SHA_IF};
+      return set(kFlagOps[int(in.op) - int(Opcode::ADD_I)], rd, in.rs1, 0, in.imm);
+    }
+    const int32_t amount = int32_t(in.imm);
+    if (in.rs1 == isa::PC || in.rs1 == isa::R0) { // constant result: bake it
+      if (in.op == Opcode::ADDC_I || in.op == Opcode::SUBB_I) return set(F_SLOW);
+      const uint32_t a = in.rs1 == isa::PC ? pc : 0;
+      isa::AluOp op = isa::AluOp::Add;
+      switch (in.op) {
+      case Opcode::SUB_I: op = isa::AluOp::Sub; break;
+      case Opcode::AND_I: op = isa::AluOp::And; break;
+      case Opcode::OR_I: op = isa::AluOp::Or; break;
+      case Opcode::XOR_I: op = isa::AluOp::Xor; break;
+      case Opcode::SL_I: op = isa::AluOp::Shl; break;
+      case Opcode::SA_I: op = isa::AluOp::Sra; break;
+      default: break;
+      }
+      return set(F_MOVI, rd, 0, 0, alu_value(op, a, in.imm, 0));
+    }
+    switch (in.op) {
+    case Opcode::ADD_I: return set(F_ADD_I, rd, in.rs1, 0, in.imm);
+    case Opcode::SUB_I: return set(F_ADD_I, rd, in.rs1, 0, 0u - in.imm);
+    case Opcode::ADDC_I: return set(F_ADDC_I, rd, in.rs1, 0, in.imm);
+    case Opcode::SUBB_I: return set(F_SUBB_I, rd, in.rs1, 0, in.imm);
+    case Opcode::AND_I: return set(F_AND_I, rd, in.rs1, 0, in.imm);
+    case Opcode::OR_I: return set(F_OR_I, rd, in.rs1, 0, in.imm);
+    case Opcode::XOR_I: return set(F_XOR_I, rd, in.rs1, 0, in.imm);
+    case Opcode::SL_I:
+    case Opcode::SA_I:
+      if (amount >= 0 && amount < 32) return set(F_SHL_I, rd, in.rs1, 0, uint32_t(amount));
+      if (amount < 0 && amount > -32)
+        return set(in.op == Opcode::SL_I ? F_SHR_I : F_SAR_I, rd, in.rs1, 0, uint32_t(-amount));
+      return set(F_SLOW);
+    default: return set(F_SLOW);
+    }
+  }
+  case Opcode::ADD_R: case Opcode::ADDC_R: case Opcode::SUB_R: case Opcode::SUBB_R:
+  case Opcode::AND_R: case Opcode::OR_R: case Opcode::XOR_R: case Opcode::SHL_R:
+  case Opcode::SRA_R: {
+    if (in.cond != isa::Cond::T || reads_pc) return set(F_SLOW);
+    if (in.rd == isa::PC) {
+      if (in.set_flags) return set(F_SLOW);
+      if (in.op == Opcode::ADD_R) return set(F_JMP_ADD_R, 0, in.rs1, in.rs2);
+      if (in.op == Opcode::OR_R) return set(F_JMP_OR_R, 0, in.rs1, in.rs2);
+      return set(F_SLOW);
+    }
+    const int k = int(in.op) - int(Opcode::ADD_R);
+    return set(FastOp((in.set_flags ? F_ADD_RF : F_ADD_R) + k), dest(in.rd), in.rs1, in.rs2);
+  }
+  case Opcode::SELECT:
+    if (in.rd == isa::PC || reads_pc) return set(F_SLOW);
+    return set(F_SEL, dest(in.rd), in.rs1, in.rs2, kCondMask[unsigned(in.cond)]);
+  case Opcode::SCC:
+    if (in.rd == isa::PC) return set(F_SLOW);
+    return set(F_SCC, dest(in.rd), 0, 0, kCondMask[unsigned(in.cond)]);
+  case Opcode::POPC: case Opcode::LEADZ: case Opcode::TRAILZ: {
+    if (in.rd == isa::PC || reads_pc) return set(F_SLOW);
+    const FastOp op = in.op == Opcode::POPC ? F_POPC : in.op == Opcode::LEADZ ? F_LEADZ : F_TRAILZ;
+    return set(op, dest(in.rd), in.rs1);
+  }
+  case Opcode::SLI:
+    if (in.rd == isa::PC) return set(F_SLOW);
+    return set(F_MOVI, dest(in.rd), 0, 0, in.imm);
+  case Opcode::NOP: return set(F_NOP);
+  case Opcode::BR:
+    if (in.cond == isa::Cond::F) return set(F_NOP);
+    if (!valid_target(in.imm)) return set(F_SLOW);
+    if (in.cond == isa::Cond::T) return set(F_BT, 0, 0, 0, in.imm / 4);
+    {
+      const uint16_t mask = kCondMask[unsigned(in.cond)];
+      return set(F_BCC, 0, uint8_t(mask & 0xFF), uint8_t(mask >> 8), in.imm / 4);
+    }
+  case Opcode::BRR: return set(F_SLOW);
+  case Opcode::LDADDR:
+    if (in.rd == isa::PC) return set(F_SLOW);
+    return set(F_LDW, dest(in.rd), isa::R0, stall_after(in.rd), in.imm);
+  case Opcode::STADDR:
+    if (in.rd == isa::PC) return set(F_SLOW);
+    return set(F_STW, in.rd, isa::R0, 0, in.imm);
+  case Opcode::LOAD:
+  case Opcode::STORE: {
+    if (in.rs1 == isa::PC || (in.is_store() && in.rd == isa::PC)) return set(F_SLOW);
+    AddrMode mode = in.mode;
+    uint32_t offset = in.format == Format::RRM ? 0 : in.imm;
+    if (mode == AddrMode::Plain) {
+      mode = AddrMode::Offset;
+      offset = 0;
+    }
+    const bool modifies = mode == AddrMode::PreMod || mode == AddrMode::PostMod;
+    if (modifies && (in.rs1 <= isa::R1 || (in.is_load() && in.rd == in.rs1)))
+      return set(F_SLOW);
+    if (in.format == Format::RRM && in.mode != AddrMode::Plain) {
+      // Only the common register+register form is fast.
+      if (mode != AddrMode::Offset || in.mem_op != isa::AluOp::Add || in.rs2 == isa::PC)
+        return set(F_SLOW);
+      if (in.is_store()) {
+        const int k = in.width == Width::Word ? 0 : in.width == Width::Half ? 1 : 2;
+        return set(FastOp(F_STW_RR + k), in.rd, in.rs1, in.rs2);
+      }
+      if (in.rd == isa::PC) return set(F_SLOW);
+      const FastOp op = FastOp(F_LDW_RR + (load_op(in.width, in.zero_ext, mode) - F_LDW));
+      return set(op, dest(in.rd), in.rs1, in.rs2, stall_after(in.rd));
+    }
+    if (in.is_store()) return set(store_op(in.width, mode), in.rd, in.rs1, 0, offset);
+    if (in.rd == isa::PC) {
+      if (mode == AddrMode::Offset && in.width == Width::Word)
+        return set(F_LDW_PC, 0, in.rs1, 0, offset);
+      return set(F_SLOW);
+    }
+    return set(load_op(in.width, in.zero_ext, mode), dest(in.rd), in.rs1, stall_after(in.rd),
+               offset);
+  }
+  case Opcode::Count_: break;
+  }
+  return set(F_SLOW);
+}
+
+void Cpu::invalidate_words(uint32_t first_word, uint32_t last_word) {
+  // The slot before the range too: a load's interlock stall was computed from its successor.
+  const uint32_t begin = first_word > 0 ? first_word - 1 : 0;
+  const uint32_t end = std::min(last_word, num_words_);
+  const void* decode = fast_handlers()[F_DECODE];
+  for (uint32_t i = begin; i < end; ++i) {
+    slots_[i].handler = decode;
+    slots_[i].op = F_DECODE;
+  }
+  // The sentinel past the end of SRAM is never decoded: fetching there faults.
+  slots_[num_words_].handler = fast_handlers()[F_SLOW];
+  slots_[num_words_].op = F_SLOW;
+}
+
+} // namespace lanaikit::vm

@@ -1,0 +1,171 @@
+// The meaning of each Lanai operation, as one-line functions shared by the reference
+// stepper (vm/cpu.cpp) and the fast interpreter (vm/interp.cpp), so that the two can only
+// disagree about control flow, never about arithmetic.
+//
+// Flags live in the low four bits of the status word `sw` (r3). The Lanai .td files name
+// the flags but not their bit positions; lanaikit fixes them as:
+//   bit 0 C (carry)   bit 1 V (overflow)   bit 2 N (negative)   bit 3 Z (zero)
+#pragma once
+
+#include "isa/inst.h"
+
+#include <bit>
+#include <cstdint>
+
+namespace lanaikit::vm {
+
+inline constexpr uint32_t kFlagC = 1u << 0;
+inline constexpr uint32_t kFlagV = 1u << 1;
+inline constexpr uint32_t kFlagN = 1u << 2;
+inline constexpr uint32_t kFlagZ = 1u << 3;
+inline constexpr uint32_t kFlagMask = 0xF;
+
+// For each condition, bit k is set iff the condition holds when the flag nibble is k.
+// Built once from the DDDI table of LanaiInstrFormats.td; a condition test is then one
+// shift and one mask.
+constexpr uint16_t make_cond_mask(isa::Cond cond) {
+  uint16_t mask = 0;
+  for (unsigned f = 0; f < 16; ++f) {
+    const bool c = f & kFlagC, v = f & kFlagV, n = f & kFlagN, z = f & kFlagZ;
+    bool holds = false;
+    switch (cond) {
+    case isa::Cond::T: holds = true; break;
+    case isa::Cond::F: holds = false; break;
+    case isa::Cond::HI: holds = c && !z; break;
+    case isa::Cond::LS: holds = !c || z; break;
+    case isa::Cond::CC: holds = !c; break;
+    case isa::Cond::CS: holds = c; break;
+    case isa::Cond::NE: holds = !z; break;
+    case isa::Cond::EQ: holds = z; break;
+    case isa::Cond::VC: holds = !v; break;
+    case isa::Cond::VS: holds = v; break;
+    case isa::Cond::PL: holds = !n; break;
+    case isa::Cond::MI: holds = n; break;
+    case isa::Cond::GE: holds = n == v; break;
+    case isa::Cond::LT: holds = n != v; break;
+    case isa::Cond::GT: holds = n == v && !z; break;
+    case isa::Cond::LE: holds = z || n != v; break;
+    }
+    if (holds) mask |= uint16_t(1u << f);
+  }
+  return mask;
+}
+
+inline constexpr uint16_t kCondMask[16] = {
+    make_cond_mask(isa::Cond(0)),  make_cond_mask(isa::Cond(1)),  make_cond_mask(isa::Cond(2)),
+    make_cond_mask(isa::Cond(3)),  make_cond_mask(isa::Cond(4)),  make_cond_mask(isa::Cond(5)),
+    make_cond_mask(isa::Cond(6)),  make_cond_mask(isa::Cond(7)),  make_cond_mask(isa::Cond(8)),
+    make_cond_mask(isa::Cond(9)),  make_cond_mask(isa::Cond(10)), make_cond_mask(isa::Cond(11)),
+    make_cond_mask(isa::Cond(12)), make_cond_mask(isa::Cond(13)), make_cond_mask(isa::Cond(14)),
+    make_cond_mask(isa::Cond(15)),
+};
+
+inline bool cond_holds(uint16_t cond_mask, uint32_t sw) { return (cond_mask >> (sw & kFlagMask)) & 1; }
+inline bool cond_holds(isa::Cond cond, uint32_t sw) {
+  return cond_holds(kCondMask[unsigned(cond)], sw);
+}
+
+inline uint32_t zn_flags(uint32_t result) {
+  return (result == 0 ? kFlagZ : 0) | (result >> 31 ? kFlagN : 0);
+}
+
+// a + b + carry_in with the Z N V C the .td describes for arithmetic operations.
+struct ArithResult {
+  uint32_t value;
+  uint32_t flags;
+};
+inline ArithResult add_with_carry(uint32_t a, uint32_t b, uint32_t carry_in) {
+  const uint64_t wide = uint64_t(a) + uint64_t(b) + carry_in;
+  const uint32_t value = uint32_t(wide);
+  const bool overflow = (~(a ^ b) & (a ^ value)) >> 31;
+  return {value, zn_flags(value) | (overflow ? kFlagV : 0) | ((wide >> 32) ? kFlagC : 0)};
+}
+// sub(a,b) == a + ~b + 1; subb(a,b) == a + ~b + C.
+inline ArithResult sub_with_borrow(uint32_t a, uint32_t b, uint32_t carry_in) {
+  return add_with_carry(a, ~b, carry_in);
+}
+
+// Shifts by a signed amount: positive shifts left, negative right. The ISA defines only
+// -31..31; lanaikit defines the rest as the limit of the same operation (all bits shifted
+// out: 0, or the sign for arithmetic right shifts) so results never depend on the host.
+inline uint32_t shift_logical(uint32_t value, int32_t amount) {
+  if (amount >= 0) return amount >= 32 ? 0 : value << amount;
+  return amount <= -32 ? 0 : value >> -amount;
+}
+inline uint32_t shift_arith(uint32_t value, int32_t amount) {
+  if (amount >= 0) return amount >= 32 ? 0 : value << amount;
+  return amount <= -32 ? uint32_t(int32_t(value) >> 31) : uint32_t(int32_t(value) >> -amount);
+}
+// C after a shift: left shifts set it to the last bit shifted out (bit 32-amount of the
+// input); right shifts clear it.
+inline uint32_t shift_carry(uint32_t value, int32_t amount) {
+  if (amount <= 0 || amount > 32) return 0;
+  return (value >> (32 - amount)) & 1 ? kFlagC : 0;
+}
+
+// The value an ALU operation produces, without flags; used for RR/RI results whose flags
+// are not wanted and for RRM address arithmetic.
+inline uint32_t alu_value(isa::AluOp op, uint32_t a, uint32_t b, uint32_t sw) {
+  switch (op) {
+  case isa::AluOp::Add: return a + b;
+  case isa::AluOp::Addc: return a + b + (sw & kFlagC);
+  case isa::AluOp::Sub: return a - b;
+  case isa::AluOp::Subb: return a + ~b + (sw & kFlagC);
+  case isa::AluOp::And: return a & b;
+  case isa::AluOp::Or: return a | b;
+  case isa::AluOp::Xor: return a ^ b;
+  case isa::AluOp::Shl: return shift_logical(a, int32_t(b));
+  case isa::AluOp::Sra: return shift_arith(a, int32_t(b));
+  }
+  return 0;
+}
+
+// Flags after an ALU operation with F set. `rr` selects the register-register rules:
+// RR logical operations leave C unchanged where RI ones clear it (LanaiInstrFormats.td).
+inline uint32_t alu_flags(isa::AluOp op, uint32_t a, uint32_t b, uint32_t sw, bool rr) {
+  switch (op) {
+  case isa::AluOp::Add: return add_with_carry(a, b, 0).flags;
+  case isa::AluOp::Addc: return add_with_carry(a, b, sw & kFlagC).flags;
+  case isa::AluOp::Sub: return sub_with_borrow(a, b, 1).flags;
+  case isa::AluOp::Subb: return sub_with_borrow(a, b, sw & kFlagC).flags;
+  case isa::AluOp::And:
+  case isa::AluOp::Or:
+  case isa::AluOp::Xor: {
+    const uint32_t value = alu_value(op, a, b, sw);
+    return zn_flags(value) | (rr ? (sw & kFlagC) : 0);
+  }
+  case isa::AluOp::Shl: return zn_flags(shift_logical(a, int32_t(b))) | shift_carry(a, int32_t(b));
+  case isa::AluOp::Sra: return zn_flags(shift_arith(a, int32_t(b))) | shift_carry(a, int32_t(b));
+  }
+  return 0;
+}
+
+inline uint32_t with_flags(uint32_t sw, uint32_t flags) { return (sw & ~kFlagMask) | flags; }
+
+inline uint32_t popc(uint32_t v) { return uint32_t(std::popcount(v)); }
+inline uint32_t leadz(uint32_t v) { return uint32_t(std::countl_zero(v)); }
+inline uint32_t trailz(uint32_t v) { return uint32_t(std::countr_zero(v)); }
+
+// Big-endian memory access on a little- or big-endian host.
+inline uint32_t load_be32(const uint8_t* p) {
+  uint32_t v;
+  __builtin_memcpy(&v, p, 4);
+  if constexpr (std::endian::native == std::endian::little) v = __builtin_bswap32(v);
+  return v;
+}
+inline uint16_t load_be16(const uint8_t* p) {
+  uint16_t v;
+  __builtin_memcpy(&v, p, 2);
+  if constexpr (std::endian::native == std::endian::little) v = __builtin_bswap16(v);
+  return v;
+}
+inline void store_be32(uint8_t* p, uint32_t v) {
+  if constexpr (std::endian::native == std::endian::little) v = __builtin_bswap32(v);
+  __builtin_memcpy(p, &v, 4);
+}
+inline void store_be16(uint8_t* p, uint16_t v) {
+  if constexpr (std::endian::native == std::endian::little) v = __builtin_bswap16(v);
+  __builtin_memcpy(p, &v, 2);
+}
+
+} // namespace lanaikit::vm

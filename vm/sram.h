@@ -1,0 +1,34 @@
+// The NIC's on-chip SRAM: one byte array, big-endian words, addressed from 0.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <vector>
+
+namespace lanaikit::vm {
+
+class Sram {
+public:
+  // `size_bytes` must be a non-zero multiple of 4.
+  explicit Sram(uint32_t size_bytes);
+
+  uint32_t size() const { return size_; }
+  uint8_t* data() { return bytes_.data(); }
+  const uint8_t* data() const { return bytes_.data(); }
+
+  bool contains(uint32_t addr, uint32_t len) const {
+    return addr <= size_ && len <= size_ - addr;
+  }
+  // Checked accessors for loaders, devices and tests (the interpreter has its own fast path).
+  uint32_t read32(uint32_t addr) const;
+  void write32(uint32_t addr, uint32_t value);
+  void read(uint32_t addr, std::span<uint8_t> out) const;
+  void write(uint32_t addr, std::span<const uint8_t> in);
+
+private:
+  uint32_t size_;
+  std::vector<uint8_t> bytes_;
+};
+
+} // namespace lanaikit::vm
