@@ -7,7 +7,7 @@
 // compared on acceptance only; see llvm_oracle.h.)
 //
 //   FormatSweep   every value of each format's defining fields, operands random or chosen
-//                 to hit the printer's special cases (~190k words)
+//                 to hit the printer's special cases (113,360 words)
 //   RandomWords   1,000,000 uniformly random words, fixed seed
 //   HandWritten   documented special cases, each also checked against an expected text
 //   DISABLED_AllWords  all 2^32 words (about half an hour; run with
