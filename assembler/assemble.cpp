@@ -138,6 +138,8 @@ llvm::Expected<Object> assemble(std::string_view source, std::string_view name,
     llvm::sys::fs::current_path(cwd);
     ctx.setCompilationDir(cwd);
     ctx.setMainFileName(llvm::StringRef(name.data(), name.size()));
+    ctx.setGenDwarfRootFile(llvm::StringRef(name.data(), name.size()),
+                            llvm::StringRef(source.data(), source.size()));
     ctx.setGenDwarfForAssembly(true);
     ctx.setDwarfVersion(4);
   }
@@ -161,7 +163,11 @@ llvm::Expected<Object> assemble(std::string_view source, std::string_view name,
     return make_error("LLVM's Lanai target has no assembly parser");
   parser->setTargetParser(*tap);
   bool failed = parser->Run(/*NoInitialTextSection=*/false);
-  streamer.reset(); // flush
+  // The parsers refer to the streamer: destroy them first. (Run() has already finished
+  // the streamer, which wrote the object.)
+  tap.reset();
+  parser.reset();
+  streamer.reset();
   diag_os.flush();
   if (failed || had_error || ctx.hadError()) {
     if (diags.empty())
@@ -216,8 +222,11 @@ llvm::Expected<Object> compile_c(const std::string& path, const CompileOptions& 
   std::string clang = clang_path();
   if (!llvm::sys::fs::exists(path))
     return make_error("cannot read " + path + ": no such file");
-  if (llvm::sys::path::is_relative(clang) || !llvm::sys::fs::can_execute(clang)) {
-    auto found = llvm::sys::findProgramByName(clang);
+  bool has_dir = llvm::StringRef(clang).contains('/');
+  if (!has_dir || !llvm::sys::fs::can_execute(clang)) {
+    auto found = has_dir ? llvm::ErrorOr<std::string>(std::make_error_code(
+                               std::errc::no_such_file_or_directory))
+                         : llvm::sys::findProgramByName(clang);
     if (!found)
       return make_error("cannot compile " + path + ": the C compiler '" + clang +
                         "' was not found (it is configured by CMake as LANAIKIT_CLANG and "

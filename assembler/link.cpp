@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <map>
 #include <memory>
-#include <set>
 
 #include "assembler/internal.h"
 #include "llvm/BinaryFormat/ELF.h"
@@ -236,11 +235,10 @@ void Linker::load(const Object& o, bool library) {
     auto syms = ef.symbols(symtab);
     auto strtab = ef.getStringTableForSymtab(*symtab);
     if (!syms || !strtab) {
-      errors_.push_back(o.name + ": bad symbol table");
-      if (!syms)
-        llvm::consumeError(syms.takeError());
+      std::string why = !syms ? llvm::toString(syms.takeError()) : "";
       if (!strtab)
-        llvm::consumeError(strtab.takeError());
+        why += (why.empty() ? "" : "; ") + llvm::toString(strtab.takeError());
+      errors_.push_back(o.name + ": bad symbol table: " + why);
     } else {
       for (const auto& sym : *syms) {
         ObjSym os;
@@ -366,18 +364,20 @@ void Linker::pull_libraries() {
 }
 
 void Linker::check_symbols() {
-  std::set<std::string> linker_syms(std::begin(kLinkerSymbols), std::end(kLinkerSymbols));
+  // The linker's own symbols exist in every image, unless an object defines them.
+  for (const char* name : kLinkerSymbols) {
+    GlobalSym& g = globals_[name];
+    if (!g.defined) {
+      g.defined = true;
+      g.linker_defined = true;
+    }
+  }
   for (auto& [name, g] : globals_) {
     if (g.definers.size() > 1) {
       std::string msg = "duplicate symbol: " + name + " (defined in ";
       for (size_t i = 0; i < g.definers.size(); ++i)
         msg += (i ? ", " : "") + objs_[g.definers[i]].src->name;
       errors_.push_back(msg + ")");
-    }
-    if (!g.defined && linker_syms.count(name)) {
-      g.defined = true;
-      g.linker_defined = true;
-      continue;
     }
     if (!g.defined && !g.referrers.empty()) {
       std::string msg = "undefined symbol: " + name + " (referenced by ";
