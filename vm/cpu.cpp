@@ -182,7 +182,7 @@ Cpu::StepStatus Cpu::step_one() {
   uint32_t new_pc = npc_, new_npc = nnpc_, new_nnpc = nnpc_ + 4;
   auto jump1 = [&](uint32_t target) { new_npc = target; new_nnpc = target + 4; };
   auto jump2 = [&](uint32_t target) { new_nnpc = target; };
-  const uint32_t sw = regs_[isa::SW];
+  const uint32_t sw = regs_[kSwReg];
   int loaded_reg = -1; // for the load-use interlock
 
   // Writes an ALU result: to %pc it is a jump with one delay slot.
@@ -194,7 +194,7 @@ Cpu::StepStatus Cpu::step_one() {
     const uint32_t value = alu_value(op, a, b, sw);
     const uint32_t flags = in.set_flags ? alu_flags(op, a, b, sw, rr) : 0;
     write_alu(value);
-    if (in.set_flags) regs_[isa::SW] = with_flags(regs_[isa::SW], flags);
+    if (in.set_flags) regs_[kSwReg] = with_flags(regs_[kSwReg], flags);
   };
   // Effective address and base update for RM, RRM and SPLS.
   auto address = [&](uint32_t operand, AluOp op, uint32_t& ea) {
@@ -327,10 +327,10 @@ std::string Cpu::register_dump() const {
                   "", int(name.size()), name.data(), read_reg(r), r % 4 == 3 ? "\n" : "   ");
     out += buf;
   }
-  const uint32_t sw = regs_[isa::SW];
-  std::snprintf(buf, sizeof buf, "flags: %c%c%c%c   npc %08x nnpc %08x\n", sw & kFlagZ ? 'Z' : 'z',
-                sw & kFlagN ? 'N' : 'n', sw & kFlagV ? 'V' : 'v', sw & kFlagC ? 'C' : 'c', npc_,
-                nnpc_);
+  const uint32_t sw = regs_[kSwReg];
+  std::snprintf(buf, sizeof buf, "  %%sw %08x (flags %c%c%c%c)   npc %08x nnpc %08x\n", sw,
+                sw & kFlagZ ? 'Z' : 'z', sw & kFlagN ? 'N' : 'n', sw & kFlagV ? 'V' : 'v',
+                sw & kFlagC ? 'C' : 'c', npc_, nnpc_);
   out += buf;
   return out;
 }

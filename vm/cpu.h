@@ -78,6 +78,8 @@ struct RunResult {
 
 struct Slot; // vm/interp.h
 
+inline constexpr unsigned kSwReg = 33; // index of the status word in the register array
+
 class Cpu {
 public:
   Cpu(Sram& sram, MmioDevice& mmio, CostModel costs = {});
@@ -99,6 +101,10 @@ public:
   // Architectural state.
   uint32_t reg(unsigned r) const;
   void set_reg(unsigned r, uint32_t value);
+  // The status word: LLVM's SR ("%sw"), a register of its own (r3 is an ordinary GPR).
+  // The flags are its low four bits (vm/semantics.h).
+  uint32_t sw() const { return regs_[kSwReg]; }
+  void set_sw(uint32_t value) { regs_[kSwReg] = value; }
   uint32_t pc() const { return pc_; }   // next instruction to execute
   uint32_t npc() const { return npc_; } // the one after it (differs from pc+4 in a delay slot)
   uint32_t nnpc() const { return nnpc_; }
@@ -149,8 +155,9 @@ private:
   MmioDevice& mmio_;
   CostModel costs_;
 
-  // r0..r31, plus a sink at index 32 that the fast path writes instead of r0/r1.
-  uint32_t regs_[33] = {};
+  // r0..r31, a sink at kSinkReg (32) that the fast path writes instead of r0/r1, and the
+  // status word at kSwReg (33).
+  uint32_t regs_[34] = {};
   uint32_t pc_ = 0, npc_ = 4, nnpc_ = 8;
   bool halted_ = false;
   std::optional<Fault> fault_;

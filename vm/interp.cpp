@@ -125,7 +125,7 @@ N_BT:
   ip += 1;
   DISPATCH_D1;
 N_BCC:
-  if (cond_holds(uint16_t(ip->rs1 | (ip->rs2 << 8)), R[isa::SW])) {
+  if (cond_holds(uint16_t(ip->rs1 | (ip->rs2 << 8)), R[kSwReg])) {
     target = slots + ip->imm;
     ip += 1;
     DISPATCH_D1;

@@ -16,7 +16,8 @@ MmioStatus BareIo::write(uint32_t addr, isa::Width width, uint32_t value) {
   if (addr == kPutc || addr == kExit) {
     if (width != isa::Width::Word) return MmioStatus::BadWidth;
     if (addr == kPutc) {
-      output_.push_back(char(value & 0xFF));
+      if (echo_) std::fputc(int(value & 0xFF), echo_);
+      else output_.push_back(char(value & 0xFF));
       return MmioStatus::Ok;
     }
     exited_ = true;

@@ -5,6 +5,7 @@
 #include "isa/inst.h"
 
 #include <cstdint>
+#include <cstdio>
 #include <string>
 
 namespace lanaikit::vm {
@@ -45,6 +46,8 @@ public:
   MmioStatus read(uint32_t addr, isa::Width width, uint32_t& value) override;
   MmioStatus write(uint32_t addr, isa::Width width, uint32_t value) override;
 
+  // Send PUTC bytes straight to `out` (e.g. stdout) instead of collecting them.
+  void echo_to(std::FILE* out) { echo_ = out; }
   const std::string& output() const { return output_; }
   std::string take_output() { return std::move(output_); }
   bool exited() const { return exited_; }
@@ -53,6 +56,7 @@ public:
 private:
   uint32_t sram_size_;
   MmioDevice* next_;
+  std::FILE* echo_ = nullptr;
   std::string output_;
   bool exited_ = false;
   uint32_t exit_status_ = 0;

@@ -2,8 +2,9 @@
 // stepper (vm/cpu.cpp) and the fast interpreter (vm/interp.cpp), so that the two can only
 // disagree about control flow, never about arithmetic.
 //
-// Flags live in the low four bits of the status word `sw` (r3). The Lanai .td files name
-// the flags but not their bit positions; lanaikit fixes them as:
+// Flags live in the low four bits of the status word `sw` (LLVM's SR register, separate from
+// the 32 GPRs). The Lanai .td files name the flags but not their bit positions; lanaikit
+// fixes them as:
 //   bit 0 C (carry)   bit 1 V (overflow)   bit 2 N (negative)   bit 3 Z (zero)
 #pragma once
 

@@ -15,7 +15,7 @@ using lanaikit::vm::kFlagV;
 using lanaikit::vm::kFlagZ;
 
 namespace {
-constexpr uint32_t SW = 3, SP = 4, FP = 5, RV = 8, R9 = 9, R10 = 10, R11 = 11, R12 = 12, RCA = 15;
+constexpr uint32_t SP = 4, FP = 5, RV = 8, R9 = 9, R10 = 10, R11 = 11, R12 = 12, RCA = 15;
 constexpr uint32_t PC = 2;
 
 // Appends "exit with r8" so programs halt cleanly.
@@ -56,22 +56,22 @@ TEST(CpuAlu, ImmediateHighHalfAndAndFill) {
 TEST(CpuAlu, AddSubFlags) {
   // 0x7FFFFFFF + 1 overflows (V, N), no carry.
   auto m = run_all(prog({ri(ADD, R9, 0, 1, true)}), 100, {{R9, 0}});
-  EXPECT_EQ(m->cpu.reg(SW) & 0xF, 0u);
+  EXPECT_EQ(m->cpu.sw() & 0xF, 0u);
   m = run_all(prog({ri(ADD, R9, R9, 1, true)}), 100, {{R9, 0x7FFFFFFF}});
-  EXPECT_EQ(m->cpu.reg(SW) & 0xF, kFlagV | kFlagN);
+  EXPECT_EQ(m->cpu.sw() & 0xF, kFlagV | kFlagN);
   // 0xFFFFFFFF + 1 = 0 with carry, zero.
   m = run_all(prog({ri(ADD, R9, R9, 1, true)}), 100, {{R9, 0xFFFFFFFF}});
-  EXPECT_EQ(m->cpu.reg(SW) & 0xF, kFlagZ | kFlagC);
+  EXPECT_EQ(m->cpu.sw() & 0xF, kFlagZ | kFlagC);
   // sub: C set means no borrow (a + ~b + 1 carries); 5 - 7 borrows.
   m = run_all(prog({rr(SUB, 0, R9, R10, true)}), 100, {{R9, 5}, {R10, 7}});
-  EXPECT_EQ(m->cpu.reg(SW) & 0xF, kFlagN);
+  EXPECT_EQ(m->cpu.sw() & 0xF, kFlagN);
   m = run_all(prog({rr(SUB, 0, R9, R10, true)}), 100, {{R9, 7}, {R10, 5}});
-  EXPECT_EQ(m->cpu.reg(SW) & 0xF, kFlagC);
+  EXPECT_EQ(m->cpu.sw() & 0xF, kFlagC);
   m = run_all(prog({rr(SUB, 0, R9, R10, true)}), 100, {{R9, 7}, {R10, 7}});
-  EXPECT_EQ(m->cpu.reg(SW) & 0xF, kFlagZ | kFlagC);
+  EXPECT_EQ(m->cpu.sw() & 0xF, kFlagZ | kFlagC);
   // 0x80000000 - 1 overflows.
   m = run_all(prog({ri(SUB, R9, R9, 1, true)}), 100, {{R9, 0x80000000}});
-  EXPECT_EQ(m->cpu.reg(SW) & 0xF, kFlagV | kFlagC);
+  EXPECT_EQ(m->cpu.sw() & 0xF, kFlagV | kFlagC);
 }
 
 TEST(CpuAlu, AddcSubbChainSixtyFourBits) {
@@ -91,15 +91,15 @@ TEST(CpuAlu, AddcSubbChainSixtyFourBits) {
               100, {{R9, 1}, {R10, 0}, {R11, 0}, {R12, 1}});
   EXPECT_EQ(m->cpu.reg(R10), 0xFFFFFFFFu);
   EXPECT_EQ(m->cpu.reg(R9), 0u);
-  EXPECT_EQ(m->cpu.reg(SW) & 0xF, kFlagZ | kFlagC);
+  EXPECT_EQ(m->cpu.sw() & 0xF, kFlagZ | kFlagC);
 }
 
 TEST(CpuAlu, LogicalFlagsRiClearsCarryRrKeepsIt) {
   // Set C with an overflowing add, then and.f: RI clears C, RR leaves it.
   auto m = run_all(prog({ri(ADD, 0, 1, 1, true), ri(AND, R9, R9, 0, true)}), 100, {{R9, 5}});
-  EXPECT_EQ(m->cpu.reg(SW) & 0xF, kFlagZ);
+  EXPECT_EQ(m->cpu.sw() & 0xF, kFlagZ);
   m = run_all(prog({ri(ADD, 0, 1, 1, true), rr(AND, R9, R9, 0, true)}), 100, {{R9, 5}});
-  EXPECT_EQ(m->cpu.reg(SW) & 0xF, kFlagZ | kFlagC);
+  EXPECT_EQ(m->cpu.sw() & 0xF, kFlagZ | kFlagC);
 }
 
 TEST(CpuAlu, ShiftsBySignedAmounts) {
@@ -120,9 +120,9 @@ TEST(CpuAlu, ShiftsBySignedAmounts) {
   EXPECT_EQ(m->cpu.reg(13), 0u);
   // Left shift carry is the last bit shifted out; right shifts clear C.
   m = run_all(prog({ri(SH, R10, R9, 1, true)}), 100, {{R9, 0x80000001}});
-  EXPECT_EQ(m->cpu.reg(SW) & 0xF, kFlagC);
+  EXPECT_EQ(m->cpu.sw() & 0xF, kFlagC);
   m = run_all(prog({ri(ADD, 0, 1, 1, true), ri(SH, R10, R9, 0xFFFF, true)}), 100, {{R9, 1}});
-  EXPECT_EQ(m->cpu.reg(SW) & 0xF, kFlagZ);
+  EXPECT_EQ(m->cpu.sw() & 0xF, kFlagZ);
 }
 
 TEST(CpuAlu, SelectSccAndSpecials) {
@@ -159,25 +159,45 @@ TEST(CpuAlu, ConditionalRegisterRegisterExecutesOnlyWhenTrue) {
   EXPECT_EQ(m->cpu.reg(R11), 42u);
 }
 
-TEST(CpuAlu, AllSixteenConditions) {
-  // For flag nibbles 0..15 written straight into sw, scc must agree with the DDDI table.
-  std::vector<uint32_t> words;
+TEST(CpuAlu, ConditionMasksFollowTheDdiTable) {
+  using lanaikit::vm::cond_holds;
   for (uint32_t f = 0; f < 16; ++f) {
-    words.push_back(ri(OR, SW, 0, f));
-    for (uint32_t c = 0; c < 16; ++c) {
-      words.push_back(scc(Cond(c), R9));
-      words.push_back(st(R9, 0, int32_t(0x4000 + 4 * (16 * f + c))));
-    }
-  }
-  auto m = run_all(prog(words), 100000);
-  for (uint32_t f = 0; f < 16; ++f) {
-    const bool C = f & 1, V = f & 2, N = f & 4, Z = f & 8;
+    const bool C = f & kFlagC, V = f & kFlagV, N = f & kFlagN, Z = f & kFlagZ;
     const bool expect[16] = {true, false, C && !Z, !C || Z, !C, C, !Z, Z, !V, V, !N, N,
                              N == V, N != V, N == V && !Z, Z || N != V};
     for (uint32_t c = 0; c < 16; ++c)
-      EXPECT_EQ(m->sram.read32(0x4000 + 4 * (16 * f + c)), expect[c] ? 1u : 0u)
-          << "flags " << f << " cond " << c;
+      EXPECT_EQ(cond_holds(lanaikit::isa::Cond(c), f), expect[c]) << "flags " << f << " cond " << c;
   }
+}
+
+TEST(CpuAlu, ComparisonsThroughSubFAndScc) {
+  // sub.f a, b then s<cond> for every condition, against C's comparisons.
+  const std::pair<uint32_t, uint32_t> pairs[] = {
+      {0, 0}, {1, 2}, {2, 1}, {0xFFFFFFFF, 1}, {1, 0xFFFFFFFF}, {0x80000000, 1},
+      {0x7FFFFFFF, 0xFFFFFFFF}, {0x80000000, 0x7FFFFFFF}, {5, 5}};
+  for (auto [a, b] : pairs) {
+    std::vector<uint32_t> words;
+    for (uint32_t c = 0; c < 16; ++c) {
+      words.push_back(rr(SUB, 0, R9, R10, true));
+      words.push_back(scc(Cond(c), R11));
+      words.push_back(st(R11, 0, int32_t(0x4000 + 4 * c)));
+    }
+    auto m = run_all(prog(words), 1000, {{R9, a}, {R10, b}});
+    const int32_t sa = int32_t(a), sb = int32_t(b);
+    const bool overflow = ((a ^ b) & (a ^ (a - b))) >> 31;
+    const bool expect[16] = {true,   false,   a > b,   a <= b,  a < b,    a >= b,
+                             a != b, a == b,  !overflow, overflow, int32_t(a - b) >= 0,
+                             int32_t(a - b) < 0, sa >= sb, sa < sb, sa > sb, sa <= sb};
+    for (uint32_t c = 0; c < 16; ++c)
+      EXPECT_EQ(m->sram.read32(0x4000 + 4 * c), expect[c] ? 1u : 0u)
+          << std::hex << a << " vs " << b << " cond " << std::dec << c;
+  }
+}
+
+TEST(CpuRegisters, R3IsAnOrdinaryRegisterApartFromTheFlags) {
+  auto m = run_all(prog({ri(ADD, 3, 0, 77), rr(SUB, 0, 3, 3, true), ri(ADD, R9, 3, 0)}));
+  EXPECT_EQ(m->cpu.reg(R9), 77u);
+  EXPECT_EQ(m->cpu.sw() & 0xF, kFlagZ | kFlagC);
 }
 
 TEST(CpuMemory, BigEndianWordsAndPartWordLoads) {

@@ -1,0 +1,119 @@
+// lanaikit exec: run a bare program (docs/abi.md) on the emulated NIC processor.
+#include "tools/args.h"
+#include "tools/commands.h"
+#include "tools/loader.h"
+
+#include "assembler/elf.h"
+#include "isa/inst.h"
+#include "vm/cpu.h"
+#include "vm/mmio.h"
+#include "vm/sram.h"
+
+#include "llvm/Support/Error.h"
+
+#include <chrono>
+#include <cstdio>
+
+namespace lanaikit::tools {
+
+namespace {
+
+const char* const kHelp =
+    "usage: lanaikit exec IMAGE.elf [--max-insns N] [--sram-size BYTES] [--trace] [--stats]\n"
+    "\n"
+    "Runs the image from its entry point until it halts (a store to 0xFFFFF004) or faults.\n"
+    "Program output (stores to 0xFFFFF000) goes to stdout; the exit status is the program's.\n"
+    "A fault prints a report (kind, pc, instruction, registers) on stderr and exits with\n"
+    "129 + the fault kind (see docs/abi.md).\n"
+    "\n"
+    "options:\n"
+    "  --max-insns N       stop with a fault after N instructions (default 10000000000)\n"
+    "  --sram-size BYTES   SRAM size (default 256K; K/M suffixes accepted)\n"
+    "  --trace             print every executed instruction on stderr (reference model)\n"
+    "  --stats             print instructions, cycles, stalls and speed on stderr\n";
+
+} // namespace
+
+int cmd_exec(int argc, char** argv) {
+  std::string path;
+  uint64_t max_insns = 10'000'000'000ull;
+  uint64_t sram_size = 256 * 1024;
+  bool trace = false, stats = false;
+  try {
+    Args args(argc, argv, 2);
+    while (!args.empty()) {
+      const std::string a = args.next();
+      if (a == "--help" || a == "-h") {
+        std::fputs(kHelp, stdout);
+        return 0;
+      } else if (a == "--max-insns") max_insns = parse_count(a, args.value_for(a));
+      else if (a == "--sram-size") sram_size = parse_count(a, args.value_for(a));
+      else if (a == "--trace") trace = true;
+      else if (a == "--stats") stats = true;
+      else if (!a.empty() && a[0] == '-') throw UsageError("unknown option '" + a + "'");
+      else if (path.empty()) path = a;
+      else throw UsageError("more than one image given ('" + path + "', '" + a + "')");
+    }
+    if (path.empty()) throw UsageError("no image given");
+    if (sram_size == 0 || sram_size % 4 != 0 || sram_size > 0x80000000ull)
+      throw UsageError("--sram-size must be a non-zero multiple of 4 up to 2G");
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "lanaikit exec: %s\n(see 'lanaikit exec --help')\n", e.what());
+    return 2;
+  }
+
+  auto image = assembler::read_elf(path);
+  if (!image) {
+    std::fprintf(stderr, "lanaikit exec: %s\n", llvm::toString(image.takeError()).c_str());
+    return 1;
+  }
+  vm::Sram sram{uint32_t(sram_size)};
+  vm::BareIo io{uint32_t(sram_size)};
+  io.echo_to(stdout);
+  vm::Cpu cpu(sram, io);
+  if (const std::string err = load_image(*image, cpu); !err.empty()) {
+    std::fprintf(stderr, "lanaikit exec: %s: %s\n", path.c_str(), err.c_str());
+    return 1;
+  }
+
+  const auto start = std::chrono::steady_clock::now();
+  vm::RunResult result;
+  if (trace) {
+    result = cpu.step_reference(max_insns, [](uint32_t pc, uint32_t word) {
+      std::string text = isa::disassemble(word);
+      std::fprintf(stderr, "%08x: %08x  %s\n", pc, word, text.c_str());
+    });
+  } else {
+    result = cpu.run(max_insns);
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (result.reason == vm::StopReason::Limit || result.reason == vm::StopReason::Yield)
+    cpu.raise_budget_fault();
+  std::fflush(stdout);
+
+  if (stats) {
+    std::fprintf(stderr, "instructions: %llu\n", (unsigned long long)cpu.instructions());
+    std::fprintf(stderr, "cycles: %llu\n", (unsigned long long)cpu.cycles());
+    std::fprintf(stderr, "stall cycles: %llu\n", (unsigned long long)cpu.stall_cycles());
+    std::fprintf(stderr, "wall seconds: %.6f\n", seconds);
+    std::fprintf(stderr, "mips: %.1f\n",
+                 seconds > 0 ? double(cpu.instructions()) / (seconds * 1e6) : 0.0);
+  }
+  if (cpu.fault()) {
+    std::string report = cpu.fault_report();
+    if (const auto* fn = image->symbol_at(cpu.fault()->pc))
+      report += "  in " + fn->name + " +0x" +
+                [&] {
+                  char buf[16];
+                  std::snprintf(buf, sizeof buf, "%x", cpu.fault()->pc - fn->address);
+                  return std::string(buf);
+                }() +
+                "\n";
+    std::fprintf(stderr, "lanaikit exec: %s", report.c_str());
+    return 129 + int(cpu.fault()->kind);
+  }
+  return int(io.exit_status() & 0xFF);
+}
+
+} // namespace lanaikit::tools

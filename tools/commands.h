@@ -1,0 +1,10 @@
+// The subcommands of `lanaikit`. Each returns the process exit status.
+#pragma once
+
+namespace lanaikit::tools {
+
+int cmd_build(int argc, char** argv);
+int cmd_exec(int argc, char** argv);
+int cmd_disasm(int argc, char** argv);
+
+} // namespace lanaikit::tools

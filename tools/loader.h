@@ -1,0 +1,14 @@
+// Puts a linked image into a chip's SRAM (zeroing bss) and points the CPU at its entry.
+#pragma once
+
+#include "assembler/image.h"
+#include "vm/cpu.h"
+
+#include <string>
+
+namespace lanaikit::tools {
+
+// Returns an error message, or "" on success.
+std::string load_image(const assembler::FirmwareImage& image, vm::Cpu& cpu);
+
+} // namespace lanaikit::tools

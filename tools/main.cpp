@@ -1,0 +1,41 @@
+// lanaikit: build, run and inspect firmware for a LANai-style NIC processor.
+#include "tools/commands.h"
+
+#include <cstdio>
+#include <cstring>
+#include <string_view>
+
+namespace {
+
+void usage(std::FILE* out) {
+  std::fputs("usage: lanaikit <command> [options]\n"
+             "\n"
+             "commands:\n"
+             "  build    compile and link .c/.s sources into a Lanai ELF image\n"
+             "  exec     run an image on the emulated NIC processor\n"
+             "  disasm   disassemble the executable segments of an image\n"
+             "\n"
+             "Run 'lanaikit <command> --help' for the options of a command.\n",
+             out);
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  using namespace lanaikit::tools;
+  if (argc < 2) {
+    usage(stderr);
+    return 2;
+  }
+  const std::string_view cmd = argv[1];
+  if (cmd == "--help" || cmd == "-h" || cmd == "help") {
+    usage(stdout);
+    return 0;
+  }
+  if (cmd == "build") return cmd_build(argc, argv);
+  if (cmd == "exec") return cmd_exec(argc, argv);
+  if (cmd == "disasm") return cmd_disasm(argc, argv);
+  std::fprintf(stderr, "lanaikit: unknown command '%s'\n", argv[1]);
+  usage(stderr);
+  return 2;
+}
