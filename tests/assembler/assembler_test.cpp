@@ -786,3 +786,31 @@ TEST(Elf, ReadRejectsOtherFiles) {
   ASSERT_FALSE(bool(e4));
   EXPECT_NE(llvm::toString(e4.takeError()).find("cannot read"), std::string::npos);
 }
+
+// ---------------------------------------------------------------------------------------
+// With the real runtime (firmware/lib), when the build has it.
+
+TEST(Runtime, LinksCrt0AndPullsOnlyNeededHelpers) {
+#if defined(LANAIKIT_CRT0) && defined(LANAIKIT_RUNTIME_OBJECTS)
+  TempDir dir;
+  std::string c = dir.file("prog.c", R"(struct S { int a[256]; } s1, s2;
+unsigned long long q(unsigned long long a, unsigned b) { return a / b; }
+int main(void) { s2 = s1; return (int)q(1000000000000ull, 7); }
+)");
+  BuildOptions bo;
+  bo.startup = LANAIKIT_CRT0;
+  std::stringstream list(LANAIKIT_RUNTIME_OBJECTS);
+  for (std::string item; std::getline(list, item, ';');)
+    if (!item.empty())
+      bo.runtime.push_back(item);
+  FirmwareImage img = ok(build({c}, bo));
+  EXPECT_EQ(addr(img, "_start"), 0u);
+  EXPECT_EQ(img.entry, 0u);
+  EXPECT_TRUE(img.symbol("memcpy"));    // the struct copy
+  EXPECT_TRUE(img.symbol("__udivdi3")); // 64-bit division
+  EXPECT_FALSE(img.symbol("strlen"));   // not needed: not linked
+  EXPECT_EQ(addr(img, "__bss_end") - addr(img, "__bss_start"), 2048u);
+#else
+  GTEST_SKIP() << "the firmware runtime is not part of this build";
+#endif
+}
