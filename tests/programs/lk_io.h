@@ -38,6 +38,24 @@ int memcmp(const void *a, const void *b, size_t n);
 static inline void lk_putc(int c) { putchar((unsigned char)c); }
 #endif
 
+/* 64-bit variadic arguments. clang-14's Lanai backend passes every variadic argument
+ * in 4-byte stack slots (CC_Lanai32_VarArg: CCAssignToStack<4, 4>), so a 64-bit value
+ * may start at a slot that is only 4-byte aligned -- but clang's va_arg for a 64-bit
+ * type first rounds the va_list pointer up to 8, reading the wrong words whenever the
+ * value follows an odd number of words. On Lanai, read the two words (high word
+ * first) one slot at a time instead, which matches what the caller stored. */
+#ifdef __lanai__
+#define LK_VA_ARG_U64(ap)                        \
+  __extension__({                                \
+    uint32_t lk_hi_ = va_arg(ap, uint32_t);      \
+    uint32_t lk_lo_ = va_arg(ap, uint32_t);      \
+    (uint64_t)lk_hi_ << 32 | lk_lo_;             \
+  })
+#else
+#define LK_VA_ARG_U64(ap) va_arg(ap, uint64_t)
+#endif
+#define LK_VA_ARG_I64(ap) ((int64_t)LK_VA_ARG_U64(ap))
+
 static inline void lk_puts(const char *s) { /* no newline added */
   while (*s)
     lk_putc(*s++);
@@ -113,7 +131,7 @@ static inline int lk_vprintf(const char *fmt, va_list ap) {
     case 'd':
     case 'i': {
       int64_t v;
-      if (len == 2) v = va_arg(ap, int64_t);
+      if (len == 2) v = LK_VA_ARG_I64(ap);
       else v = va_arg(ap, int);
       if (len == -1) v = (int16_t)v;
       if (len == -2) v = (int8_t)v;
@@ -129,7 +147,7 @@ static inline int lk_vprintf(const char *fmt, va_list ap) {
     case 'X':
     case 'o': {
       uint64_t u;
-      if (len == 2) u = va_arg(ap, uint64_t);
+      if (len == 2) u = LK_VA_ARG_U64(ap);
       else u = va_arg(ap, unsigned int);
       if (len == -1) u = (uint16_t)u;
       if (len == -2) u = (uint8_t)u;

@@ -125,6 +125,11 @@ def main():
     for tool in [args.cc] + ([args.clang, args.nm] if args.compile_only else [args.lanaikit]):
         if not shutil.which(tool):
             sys.exit("run_corpus: tool not found: %s" % tool)
+    # builds run with cwd = this directory: make tool paths given relative to ours absolute
+    for attr in ("lanaikit", "cc", "clang", "nm"):
+        v = getattr(args, attr)
+        if v and os.sep in v and not os.path.isabs(v):
+            setattr(args, attr, os.path.abspath(v))
     os.makedirs(args.work, exist_ok=True)
     args.work = os.path.abspath(args.work)
     levels = [l if l.startswith("-") else "-" + l for l in args.levels.split(",") if l]

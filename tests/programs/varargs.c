@@ -1,5 +1,6 @@
 /* Varargs: on Lanai every argument of a variadic function, including the fixed
- * ones, is passed on the stack; 64-bit values are 8-byte aligned there. Exercises
+ * ones, is passed on the stack in 4-byte slots (64-bit values are NOT realigned to 8,
+ * which clang's own va_arg gets wrong: see LK_VA_ARG_U64 in lk_io.h). Exercises
  * va_arg of mixed widths, va_copy, forwarding a va_list, and the lk_printf formatter
  * with widths and flags. */
 #include "lk_io.h"
@@ -22,7 +23,7 @@ static uint64_t mixed(const char *fmt, ...) {
   for (const char *f = fmt; *f; f++) {
     switch (*f) {
     case 'i': h = h * 31 + (uint32_t)va_arg(ap, int); break;
-    case 'L': h = h * 31 + (uint64_t)va_arg(ap, int64_t); break;
+    case 'L': h = h * 31 + LK_VA_ARG_U64(ap); break; /* see lk_io.h: not va_arg(ap, int64_t) */
     case 'c': h = h * 31 + (unsigned char)va_arg(ap, int); break;
     case 'p': { const char *s = va_arg(ap, const char *); while (*s) h = h * 31 + (unsigned char)*s++; break; }
     }
@@ -30,7 +31,7 @@ static uint64_t mixed(const char *fmt, ...) {
   /* walk the copy again: only the first value */
   uint64_t first = 0;
   if (fmt[0] == 'i') first = (uint32_t)va_arg(ap2, int);
-  else if (fmt[0] == 'L') first = (uint64_t)va_arg(ap2, int64_t);
+  else if (fmt[0] == 'L') first = LK_VA_ARG_U64(ap2);
   va_end(ap2);
   va_end(ap);
   return h ^ (first << 40);
