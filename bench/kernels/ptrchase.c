@@ -1,7 +1,7 @@
 /* Benchmark kernel: pointer chasing through a linked list laid out as a single random
  * cycle (Sattolo's shuffle) over NODES nodes, STEPS hops in total. Estimated cost at
  * -O2 on Lanai: ~5 instructions per hop -> STEPS = 8 M is ~40 M instructions
- * (plus ~1 M to build the permutation). */
+ * (plus ~1 M to build the permutation); measured ~69 M at -O2. */
 #include "bench_io.h"
 
 #ifndef STEPS

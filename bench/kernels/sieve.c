@@ -1,7 +1,7 @@
 /* Benchmark kernel: sieve of Eratosthenes over a 64 KiB byte array, ROUNDS times,
  * counting primes and summing them. Estimated cost at -O2 on Lanai: ~1 M
  * instructions per round (marking ~2.5*N stores plus a scan of N bytes) ->
- * ROUNDS=40 is ~40 M instructions. */
+ * ROUNDS=40 estimated ~40 M; measured ~65 M at -O2. */
 #include "bench_io.h"
 
 #ifndef ROUNDS
