@@ -32,6 +32,13 @@ Cpu::Cpu(Sram& sram, MmioDevice& mmio, CostModel costs)
   num_words_ = sram.size() / 4;
   slots_ = std::make_unique<Slot[]>(num_words_ + 1);
   code_pages_ = std::make_unique<uint8_t[]>((sram.size() >> kCodePageShift) + 1);
+  core_.sram_size = sram.size();
+  core_.sram_halves = sram.size() / 2;
+  core_.sram_words = sram.size() / 4;
+  core_.mem = sram.data();
+  core_.code_pages = code_pages_.get();
+  core_.slots = slots_.get();
+  core_.cpu = this;
   invalidate_words(0, num_words_);
   reset(0);
 }
@@ -39,7 +46,7 @@ Cpu::Cpu(Sram& sram, MmioDevice& mmio, CostModel costs)
 Cpu::~Cpu() = default;
 
 void Cpu::reset(uint32_t entry) {
-  for (auto& r : regs_) r = 0;
+  for (auto& r : core_.regs) r = 0;
   regs_[isa::R1] = 0xFFFFFFFF;
   pc_ = entry;
   npc_ = entry + 4;
@@ -194,7 +201,7 @@ Cpu::StepStatus Cpu::step_one() {
     const uint32_t value = alu_value(op, a, b, sw);
     const uint32_t flags = in.set_flags ? alu_flags(op, a, b, sw, rr) : 0;
     write_alu(value);
-    if (in.set_flags) regs_[kSwReg] = with_flags(regs_[kSwReg], flags);
+    if (in.set_flags) regs_[kSwReg] = flags;
   };
   // Effective address and base update for RM, RRM and SPLS.
   auto address = [&](uint32_t operand, AluOp op, uint32_t& ea) {

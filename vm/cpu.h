@@ -104,7 +104,7 @@ public:
   // The status word: LLVM's SR ("%sw"), a register of its own (r3 is an ordinary GPR).
   // The flags are its low four bits (vm/semantics.h).
   uint32_t sw() const { return regs_[kSwReg]; }
-  void set_sw(uint32_t value) { regs_[kSwReg] = value; }
+  void set_sw(uint32_t value) { regs_[kSwReg] = value & 0xF; }
   uint32_t pc() const { return pc_; }   // next instruction to execute
   uint32_t npc() const { return npc_; } // the one after it (differs from pc+4 in a delay slot)
   uint32_t nnpc() const { return nnpc_; }
@@ -155,9 +155,21 @@ private:
   MmioDevice& mmio_;
   CostModel costs_;
 
-  // r0..r31, a sink at kSinkReg (32) that the fast path writes instead of r0/r1, and the
-  // status word at kSwReg (33).
-  uint32_t regs_[34] = {};
+  // What the fast interpreter's handlers touch, reachable from one base register:
+  // r0..r31, a sink at kSinkReg (32) that the fast path writes instead of r0/r1, the status
+  // word at kSwReg (33), then the SRAM size and the code-page map.
+  struct Core {
+    uint32_t regs[34] = {};
+    uint32_t sram_size = 0;
+    uint32_t sram_halves = 0; // sram_size / 2 and / 4, for the aligned-access checks
+    uint32_t sram_words = 0;
+    uint8_t* mem = nullptr;
+    const uint8_t* code_pages = nullptr;
+    Slot* slots = nullptr;
+    Cpu* cpu = nullptr;
+  };
+  Core core_;
+  uint32_t* const regs_ = core_.regs;
   uint32_t pc_ = 0, npc_ = 4, nnpc_ = 8;
   bool halted_ = false;
   std::optional<Fault> fault_;

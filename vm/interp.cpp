@@ -19,7 +19,16 @@
 namespace lanaikit::vm {
 
 struct Interp {
-  static RunResult run(Cpu* cpu, uint64_t max_insns, const void* const** export_table);
+  static RunResult run(Cpu::Core* core, uint64_t max_insns, const void* const** export_table);
+
+  // Loads that leave the fast path (memory-mapped registers, faults). The value comes back
+  // packed with the status (status << 32 | value) so that no local's address escapes the
+  // interpreter loop: that would pin the loaded value to the stack in every handler.
+  [[gnu::noinline]] static uint64_t slow_load(Cpu* cpu, uint32_t ea, isa::Width w, bool zext) {
+    uint32_t value = 0;
+    const Cpu::StepStatus st = cpu->load(ea, w, zext, value);
+    return st == Cpu::StepStatus::Ok ? value : uint64_t(st) << 32;
+  }
 };
 
 const void* const* fast_handlers() {
@@ -34,29 +43,31 @@ const void* const* fast_handlers() {
 RunResult Cpu::run(uint64_t max_insns) {
   if (fault_) return {StopReason::Fault, 0};
   if (halted_) return {StopReason::Halted, 0};
-  return Interp::run(this, max_insns, nullptr);
+  return Interp::run(&core_, max_insns, nullptr);
 }
 
 #define CAT2(a, b) a##b
 #define CAT(a, b) CAT2(a, b)
 
-RunResult Interp::run(Cpu* cpu, uint64_t max_insns, const void* const** export_table) {
+RunResult Interp::run(Cpu::Core* const core, uint64_t max_insns,
+                      const void* const** export_table) {
 #define LANAIKIT_LABEL_N(name) &&N_##name,
 #define LANAIKIT_LABEL_D1(name) &&D1_##name,
 #define LANAIKIT_LABEL_D2(name) &&D2_##name,
   static const void* const normal[] = {LANAIKIT_FAST_OPS(LANAIKIT_LABEL_N)};
   static const void* const delay1[] = {LANAIKIT_FAST_OPS(LANAIKIT_LABEL_D1)};
   static const void* const delay2[] = {LANAIKIT_FAST_OPS(LANAIKIT_LABEL_D2)};
-  if (!cpu) {
+  if (!core) {
     *export_table = normal;
     return {StopReason::Limit, 0};
   }
 
-  uint32_t* const R = cpu->regs_;
-  uint8_t* const mem = cpu->sram_.data();
-  const uint32_t size = cpu->sram_.size();
-  const uint8_t* const code_pages = cpu->code_pages_.get();
-  Slot* const slots = cpu->slots_.get();
+  // Few long-lived values, so they stay in callee-saved registers across the slow-path
+  // calls: the core state (registers, SRAM size, code-page map) is reached through R.
+  uint32_t* const R = core->regs; // the same address as core: one base register for both
+  uint8_t* const mem = core->mem;
+#define CPU (core->cpu)
+#define slots (core->slots)
   const int64_t budget = int64_t(std::min<uint64_t>(max_insns, uint64_t(INT64_MAX) - 1));
   int64_t left = budget;
   uint64_t extra = 0;      // stall cycles accumulated in this call
@@ -67,7 +78,7 @@ RunResult Interp::run(Cpu* cpu, uint64_t max_insns, const void* const** export_t
   Cpu::StepStatus st{};
 
   auto addr = [&](const Slot* s) { return uint32_t(s - slots) * 4; };
-  auto valid = [&](uint32_t a) { return (a & 3) == 0 && a <= size; };
+  auto valid = [&](uint32_t a) { return (a & 3) == 0 && a <= core->sram_size; };
   auto started = [&] { return budget - left; };
 
 #define DISPATCH_N                                                                             \
@@ -87,11 +98,11 @@ RunResult Interp::run(Cpu* cpu, uint64_t max_insns, const void* const** export_t
   } while (0)
 
 #define SYNC_N                                                                                 \
-  (cpu->pc_ = addr(ip), cpu->npc_ = cpu->pc_ + 4, cpu->nnpc_ = cpu->pc_ + 8)
+  (CPU->pc_ = addr(ip), CPU->npc_ = CPU->pc_ + 4, CPU->nnpc_ = CPU->pc_ + 8)
 #define SYNC_D1                                                                                \
-  (cpu->pc_ = addr(ip), cpu->npc_ = addr(target), cpu->nnpc_ = cpu->npc_ + 4)
+  (CPU->pc_ = addr(ip), CPU->npc_ = addr(target), CPU->nnpc_ = CPU->npc_ + 4)
 #define SYNC_D2                                                                                \
-  (cpu->pc_ = addr(ip), cpu->npc_ = cpu->pc_ + 4, cpu->nnpc_ = addr(target))
+  (CPU->pc_ = addr(ip), CPU->npc_ = CPU->pc_ + 4, CPU->nnpc_ = addr(target))
 
   // Enter from the architectural state.
   goto reenter;
@@ -115,18 +126,18 @@ RunResult Interp::run(Cpu* cpu, uint64_t max_insns, const void* const** export_t
 #include "vm/interp_ops.inc"
 
 N_DECODE:
-  cpu->build_slot(uint32_t(ip - slots));
+  CPU->build_slot(uint32_t(ip - slots));
   goto* ip->handler;
 N_SLOW:
   SYNC_N;
   goto slow;
 N_BT:
-  target = slots + ip->imm;
+  target = ip + int32_t(ip->imm);
   ip += 1;
   DISPATCH_D1;
 N_BCC:
   if (cond_holds(uint16_t(ip->rs1 | (ip->rs2 << 8)), R[kSwReg])) {
-    target = slots + ip->imm;
+    target = ip + int32_t(ip->imm);
     ip += 1;
     DISPATCH_D1;
   }
@@ -154,7 +165,7 @@ N_JMP_OR_R : {
   DISPATCH_D1;
 N_LDW_PC : {
   const uint32_t ea = R[ip->rs1] + ip->imm;
-  if ((ea & 3) != 0 || ea >= size) goto N_SLOW;
+  if (!IN_SRAM(ea, 4)) goto N_SLOW;
   const uint32_t t = load_be32(mem + ea);
   if (!valid(t)) goto N_SLOW;
   target = slots + t / 4;
@@ -177,7 +188,7 @@ N_LDW_PC : {
     DISPATCH_N;                                                                                \
   } while (0)
 #define STALL(rd, s)                                                                           \
-  ((rd) < 32 && cpu->next_reads(addr(target), (rd)) ? (extra += cpu->costs_.load_use_cycles) : 0)
+  ((rd) < 32 && CPU->next_reads(addr(target), (rd)) ? (extra += CPU->costs_.load_use_cycles) : 0)
 #define SYNC_STATE SYNC_D1
 #define EXIT_BEFORE goto D1_yield
 #define HALT_AFTER                                                                             \
@@ -188,7 +199,7 @@ N_LDW_PC : {
 #include "vm/interp_ops.inc"
 
 D1_DECODE:
-  cpu->build_slot(uint32_t(ip - slots));
+  CPU->build_slot(uint32_t(ip - slots));
   goto* delay1[ip->op];
 D1_SLOW:
 D1_BT:
@@ -225,7 +236,7 @@ D1_LDW_PC:
 #include "vm/interp_ops.inc"
 
 D2_DECODE:
-  cpu->build_slot(uint32_t(ip - slots));
+  CPU->build_slot(uint32_t(ip - slots));
   goto* delay2[ip->op];
 D2_SLOW:
 D2_BT:
@@ -247,7 +258,7 @@ D2_LDW_PC:
 
   // ---- the reference model for everything else -------------------------------------
 slow:
-  st = cpu->step_one();
+  st = CPU->step_one();
   if (st == Cpu::StepStatus::Fault) goto fault;
   if (st == Cpu::StepStatus::Yield) {
     executed = uint64_t(started() - 1);
@@ -256,12 +267,12 @@ slow:
   }
   if (st == Cpu::StepStatus::Halt) {
     executed = uint64_t(started());
-    cpu->halted_ = true;
+    CPU->halted_ = true;
     reason = StopReason::Halted;
     goto done;
   }
 reenter : {
-  const uint32_t pc = cpu->pc_, npc = cpu->npc_, nnpc = cpu->nnpc_;
+  const uint32_t pc = CPU->pc_, npc = CPU->npc_, nnpc = CPU->nnpc_;
   if (valid(pc)) {
     ip = slots + pc / 4;
     if (npc == pc + 4 && nnpc == pc + 8) DISPATCH_N;
@@ -315,17 +326,19 @@ D1_halt: // ip is the next instruction, itself in a delay slot before `target`
   SYNC_D1;
 halt:
   executed = uint64_t(started());
-  cpu->halted_ = true;
+  CPU->halted_ = true;
   reason = StopReason::Halted;
   goto done;
 fault: // the reference model recorded the fault with the state synced before the access
   executed = uint64_t(started() - 1);
   reason = StopReason::Fault;
 done:
-  cpu->instructions_ += executed;
-  cpu->stall_cycles_ += extra;
+  CPU->instructions_ += executed;
+  CPU->stall_cycles_ += extra;
   return {reason, executed};
 
+#undef CPU
+#undef slots
 #undef DISPATCH_N
 #undef DISPATCH_D1
 #undef DISPATCH_D2

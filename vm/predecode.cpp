@@ -138,10 +138,12 @@ void Cpu::build_slot(uint32_t index) {
   case Opcode::BR:
     if (in.cond == isa::Cond::F) return set(F_NOP);
     if (!valid_target(in.imm)) return set(F_SLOW);
-    if (in.cond == isa::Cond::T) return set(F_BT, 0, 0, 0, in.imm / 4);
     {
+      // Targets are relative slot offsets so the handler needs only `ip`.
+      const uint32_t rel = in.imm / 4 - index;
+      if (in.cond == isa::Cond::T) return set(F_BT, 0, 0, 0, rel);
       const uint16_t mask = kCondMask[unsigned(in.cond)];
-      return set(F_BCC, 0, uint8_t(mask & 0xFF), uint8_t(mask >> 8), in.imm / 4);
+      return set(F_BCC, 0, uint8_t(mask & 0xFF), uint8_t(mask >> 8), rel);
     }
   case Opcode::BRR: return set(F_SLOW);
   case Opcode::LDADDR:

@@ -61,7 +61,9 @@ inline constexpr uint16_t kCondMask[16] = {
     make_cond_mask(isa::Cond(15)),
 };
 
-inline bool cond_holds(uint16_t cond_mask, uint32_t sw) { return (cond_mask >> (sw & kFlagMask)) & 1; }
+// `sw` holds nothing but the flags (no instruction can write other bits: SR is not a GPR),
+// so it indexes the mask directly.
+inline bool cond_holds(uint16_t cond_mask, uint32_t sw) { return (cond_mask >> sw) & 1; }
 inline bool cond_holds(isa::Cond cond, uint32_t sw) {
   return cond_holds(kCondMask[unsigned(cond)], sw);
 }
@@ -140,8 +142,6 @@ inline uint32_t alu_flags(isa::AluOp op, uint32_t a, uint32_t b, uint32_t sw, bo
   }
   return 0;
 }
-
-inline uint32_t with_flags(uint32_t sw, uint32_t flags) { return (sw & ~kFlagMask) | flags; }
 
 inline uint32_t popc(uint32_t v) { return uint32_t(std::popcount(v)); }
 inline uint32_t leadz(uint32_t v) { return uint32_t(std::countl_zero(v)); }
