@@ -1,0 +1,212 @@
+#!/usr/bin/env python3
+"""End-to-end tests of the `lanaikit` command: build/exec/disasm on real programs, fault
+reports and exit statuses, --stats/--trace, and bad command-line input.
+
+usage: cli_test.py --lanaikit PATH [--objdump PATH]
+Prints one line per check and a final 'N passed, M failed'; exits non-zero on failure.
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+HELLO_C = r"""
+#include <stdint.h>
+static void out(char c) { *(volatile uint32_t*)0xFFFFF000u = (uint8_t)c; }
+static void outs(const char* s) { while (*s) out(*s++); }
+int fib(int n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
+int main(void) {
+  outs("hello, lanai\n");
+  int f = fib(15), i = 0;
+  char b[12];
+  do { b[i++] = (char)('0' + f % 10); f /= 10; } while (f);
+  while (i) out(b[--i]);
+  out('\n');
+  return 42;
+}
+"""
+
+MISALIGNED_C = r"""
+#include <stdint.h>
+int main(void) {
+  volatile uint32_t* p = (volatile uint32_t*)0x1002;
+  return (int)*p;
+}
+"""
+
+OUTSIDE_C = r"""
+#include <stdint.h>
+int main(void) {
+  *(volatile uint32_t*)0x00800000u = 1; /* past 256 KiB of SRAM, below the MMIO page */
+  return 0;
+}
+"""
+
+LOOP_C = r"""
+int main(void) { for (volatile int i = 0;; ++i) {} }
+"""
+
+ILLEGAL_S = r"""
+	.text
+	.globl main
+main:
+	nop
+	.long 0xd0000007
+	nop
+"""
+
+BAD_C = "int main(void) { return undeclared_thing; }\n"
+
+UNDEF_C = "int helper(int);\nint main(void) { return helper(1); }\n"
+
+
+class Checker:
+    def __init__(self):
+        self.passed = 0
+        self.failed = 0
+
+    def check(self, name, ok, detail=""):
+        if ok:
+            self.passed += 1
+            print(f"  ok   {name}")
+        else:
+            self.failed += 1
+            print(f"  FAIL {name}\n       {detail}")
+
+
+def run(cmd, **kw):
+    return subprocess.run(cmd, capture_output=True, text=True, **kw)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--lanaikit", required=True)
+    ap.add_argument("--objdump", default="llvm-objdump-14")
+    args = ap.parse_args()
+    lk = os.path.abspath(args.lanaikit)
+    c = Checker()
+
+    with tempfile.TemporaryDirectory() as work:
+        def src(name, text):
+            path = os.path.join(work, name)
+            with open(path, "w") as f:
+                f.write(text)
+            return path
+
+        def build(name, text, *flags):
+            """name carries the source's extension (.c or .s)."""
+            out = os.path.join(work, os.path.splitext(name)[0] + ".elf")
+            p = run([lk, "build", *flags, "-o", out, src(name, text)])
+            return out, p
+
+        # --- usage errors -----------------------------------------------------------
+        p = run([lk])
+        c.check("no command: status 2 and usage", p.returncode == 2 and "usage:" in p.stderr, p)
+        p = run([lk, "frobnicate"])
+        c.check("unknown command", p.returncode == 2 and "unknown command" in p.stderr, p)
+        for sub in ["build", "exec", "disasm"]:
+            p = run([lk, sub, "--help"])
+            c.check(f"{sub} --help", p.returncode == 0 and "usage: lanaikit " + sub in p.stdout, p)
+        p = run([lk, "build", src("a.c", HELLO_C)])
+        c.check("build without -o", p.returncode == 2 and "-o" in p.stderr, p.stderr)
+        p = run([lk, "build", "-O7", "-o", "x.elf", "a.c"], cwd=work)
+        c.check("build unknown option", p.returncode == 2 and "'-O7'" in p.stderr, p.stderr)
+        p = run([lk, "build", "-o", os.path.join(work, "x.elf"), os.path.join(work, "missing.c")])
+        c.check("build missing input names it", p.returncode == 1 and "missing.c" in p.stderr,
+                p.stderr)
+        _, p = build("bad.c", BAD_C)
+        c.check("build compile error is file:line:col", p.returncode == 1 and
+                re.search(r"bad\.c:1:\d+: error", p.stderr) is not None, p.stderr)
+        _, p = build("undef.c", UNDEF_C)
+        c.check("build undefined symbol names symbol and object",
+                p.returncode == 1 and "helper" in p.stderr and "undef" in p.stderr, p.stderr)
+        p = run([lk, "exec"])
+        c.check("exec without image", p.returncode == 2, p.stderr)
+        p = run([lk, "exec", os.path.join(work, "nothing.elf")])
+        c.check("exec missing image", p.returncode == 1 and "nothing.elf" in p.stderr, p.stderr)
+        p = run([lk, "exec", src("text.elf", "not an elf\n")])
+        c.check("exec non-ELF input", p.returncode == 1, p.stderr)
+
+        # --- a real program ---------------------------------------------------------
+        hello, p = build("hello.c", HELLO_C, "-O2", "-g")
+        c.check("build hello", p.returncode == 0, p.stderr)
+        p = run([lk, "exec", hello, "--max-insns", "abc"])
+        c.check("exec bad --max-insns", p.returncode == 2 and "--max-insns" in p.stderr, p.stderr)
+        p = run([lk, "exec", hello, "--sram-size", "6"])
+        c.check("exec bad --sram-size", p.returncode == 2 and "--sram-size" in p.stderr, p.stderr)
+        p = run([lk, "exec", hello, "--sram-size", "1K"])
+        c.check("exec image larger than SRAM", p.returncode == 1 and "SRAM" in p.stderr, p.stderr)
+        p = run([lk, "exec", hello, "--stats"])
+        c.check("exec hello output and status",
+                p.returncode == 42 and p.stdout == "hello, lanai\n610\n", (p.returncode, p.stdout))
+        stats = dict(re.findall(r"^(instructions|cycles|mips): ([0-9.]+)$", p.stderr, re.M))
+        c.check("exec --stats lines", set(stats) == {"instructions", "cycles", "mips"} and
+                int(stats["cycles"]) >= int(stats["instructions"]) > 0, p.stderr)
+        p2 = run([lk, "exec", hello, "--stats"])
+        c.check("exec is deterministic", p2.stdout == p.stdout and
+                re.findall(r"^(?:instructions|cycles): \d+$", p2.stderr, re.M) ==
+                re.findall(r"^(?:instructions|cycles): \d+$", p.stderr, re.M))
+        p = run([lk, "exec", hello, "--trace"])
+        trace = [l for l in p.stderr.splitlines() if re.match(r"^[0-9a-f]{8}: [0-9a-f]{8}  ", l)]
+        c.check("exec --trace prints every instruction",
+                p.returncode == 42 and len(trace) == int(stats.get("instructions", -1)),
+                (len(trace), stats))
+        c.check("trace starts at the reset vector",
+                trace and trace[0].startswith("00000000: ") and "ld\t-4088[%r0], %sp" in trace[0],
+                trace[:1])
+
+        # --- faults -----------------------------------------------------------------
+        def fault_case(name, text, kind_text, status, *exec_flags, asm=False):
+            elf, bp = build(name + ".c", text, "-O1") if not asm else build(name + ".s", text)
+            if bp.returncode != 0:
+                c.check(f"fault {name}: builds", False, bp.stderr)
+                return
+            p = run([lk, "exec", elf, *exec_flags])
+            ok = (p.returncode == status and f"fault: {kind_text}" in p.stderr and
+                  re.search(r"pc [0-9a-f]{8}: [0-9a-f]{8}  \S", p.stderr) is not None and
+                  "%sp " in p.stderr and "%rca " in p.stderr)
+            c.check(f"fault {name}: status {status}, kind, pc, instruction, registers", ok,
+                    (p.returncode, p.stderr))
+            return p
+
+        fault_case("illegal", ILLEGAL_S, "illegal instruction", 129, asm=True)
+        fault_case("misaligned", MISALIGNED_C, "misaligned memory access", 132)
+        fault_case("outside", OUTSIDE_C, "access outside SRAM", 133)
+        p = fault_case("runaway", LOOP_C, "instruction budget exceeded", 135, "--max-insns",
+                       "100000")
+        if p:
+            c.check("runaway fault names the function", " in main +0x" in p.stderr, p.stderr)
+
+        # --- disasm against llvm-objdump --------------------------------------------
+        p = run([lk, "disasm", hello])
+        ours = {}
+        for line in p.stdout.splitlines():
+            m = re.match(r"^([0-9a-f]{8}): ([0-9a-f]{8})  (.*)$", line)
+            if m:
+                ours[int(m.group(1), 16)] = (m.group(2), m.group(3))
+        c.check("disasm prints words", p.returncode == 0 and len(ours) > 50, p.stderr)
+        try:
+            od = run([args.objdump, "-d", hello])
+        except FileNotFoundError:
+            od = None
+        if od is None or od.returncode != 0:
+            print("  skip disasm vs llvm-objdump (objdump not available)")
+        else:
+            theirs = {}
+            for line in od.stdout.splitlines():
+                m = re.match(r"^\s*([0-9a-f]+):\s+((?:[0-9a-f]{2} ){4})\s*(.*)$", line)
+                if m:
+                    text = re.sub(r" <[^>]*>$", "", m.group(3))  # objdump's symbol annotation
+                    theirs[int(m.group(1), 16)] = (m.group(2).replace(" ", ""), text)
+            mismatches = [(a, ours.get(a), t) for a, t in theirs.items() if ours.get(a) != t]
+            c.check(f"disasm equals llvm-objdump -d on {len(theirs)} words",
+                    len(theirs) == len(ours) and not mismatches, mismatches[:5])
+
+    print(f"{c.passed} passed, {c.failed} failed")
+    return 1 if c.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
