@@ -24,6 +24,8 @@ namespace lanaikit::vm {
   /* register-register, condition true, no flags / flags */                                    \
   X(ADD_R) X(ADDC_R) X(SUB_R) X(SUBB_R) X(AND_R) X(OR_R) X(XOR_R) X(SH_R) X(SHA_R)              \
   X(ADD_RF) X(ADDC_RF) X(SUB_RF) X(SUBB_RF) X(AND_RF) X(OR_RF) X(XOR_RF) X(SH_RF) X(SHA_RF)     \
+  /* register-register under a condition other than true (imm holds the condition mask) */  \
+  X(ADD_RC) X(ADDC_RC) X(SUB_RC) X(SUBB_RC) X(AND_RC) X(OR_RC) X(XOR_RC) X(SH_RC) X(SHA_RC)     \
   X(SEL) X(SCC) X(POPC) X(LEADZ) X(TRAILZ)                                                     \
   /* loads: rd <- mem[rs1 + imm]; rs2 holds the load-use stall for the next slot */            \
   X(LDW) X(LDH) X(LDHU) X(LDB) X(LDBU)                                                         \

@@ -110,7 +110,13 @@ void Cpu::build_slot(uint32_t index) {
   case Opcode::ADD_R: case Opcode::ADDC_R: case Opcode::SUB_R: case Opcode::SUBB_R:
   case Opcode::AND_R: case Opcode::OR_R: case Opcode::XOR_R: case Opcode::SHL_R:
   case Opcode::SRA_R: {
-    if (in.cond != isa::Cond::T || reads_pc) return set(F_SLOW);
+    if (reads_pc) return set(F_SLOW);
+    if (in.cond != isa::Cond::T) {
+      if (in.cond == isa::Cond::F) return set(F_NOP);
+      if (in.rd == isa::PC || in.set_flags) return set(F_SLOW);
+      return set(FastOp(F_ADD_RC + (int(in.op) - int(Opcode::ADD_R))), dest(in.rd), in.rs1,
+                 in.rs2, kCondMask[unsigned(in.cond)]);
+    }
     if (in.rd == isa::PC) {
       if (in.set_flags) return set(F_SLOW);
       if (in.op == Opcode::ADD_R) return set(F_JMP_ADD_R, 0, in.rs1, in.rs2);
