@@ -149,6 +149,7 @@ private:
 
   // Fast-interpreter support (vm/interp.cpp).
   void build_slot(uint32_t index);
+  int fused_branch(uint32_t index);
   void invalidate_words(uint32_t first_word, uint32_t last_word);
 
   Sram& sram_;
@@ -166,7 +167,14 @@ private:
     uint8_t* mem = nullptr;
     const uint8_t* code_pages = nullptr;
     Slot* slots = nullptr;
+    const uint32_t* reads = nullptr; // per slot: registers its instruction reads (if decoded)
     Cpu* cpu = nullptr;
+    // Lazy flags of the fast interpreter: after a `sub.f` it records the operands instead of
+    // computing Z N V C (the branch that usually follows decides from the operands). While
+    // lazy_sub is set, regs[kSwReg] is stale; anything that reads the flags materialises
+    // them first, and the interpreter always does before it leaves its loop.
+    uint32_t lazy_sub = 0;
+    uint32_t lazy_a = 0, lazy_b = 0;
   };
   Core core_;
   uint32_t* const regs_ = core_.regs;
@@ -180,6 +188,7 @@ private:
   // 256-byte code page that is set once any slot in it is decoded, so stores check one
   // byte to know whether they may be overwriting code.
   std::unique_ptr<Slot[]> slots_;
+  std::unique_ptr<uint32_t[]> reads_; // isa::regs_read of each decoded slot
   std::unique_ptr<uint8_t[]> code_pages_;
   uint32_t num_words_ = 0;
 };

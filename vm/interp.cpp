@@ -24,6 +24,18 @@ struct Interp {
   // Loads that leave the fast path (memory-mapped registers, faults). The value comes back
   // packed with the status (status << 32 | value) so that no local's address escapes the
   // interpreter loop: that would pin the loaded value to the stack in every handler.
+  // The flags, computed now if a sub.f left them lazy.
+  static uint32_t materialize(Cpu::Core* core) {
+    core->regs[kSwReg] = sub_flags(core->lazy_a, core->lazy_b);
+    core->lazy_sub = 0;
+    return core->regs[kSwReg];
+  }
+
+  [[gnu::noinline]] static bool target_reads_slow(Cpu::Core* core, const Slot* target,
+                                                  unsigned r) {
+    return core->cpu->next_reads(uint32_t(target - core->slots) * 4, r);
+  }
+
   [[gnu::noinline]] static uint64_t slow_load(Cpu* cpu, uint32_t ea, isa::Width w, bool zext) {
     uint32_t value = 0;
     const Cpu::StepStatus st = cpu->load(ea, w, zext, value);
@@ -68,6 +80,7 @@ RunResult Interp::run(Cpu::Core* const core, uint64_t max_insns,
   uint8_t* const mem = core->mem;
 #define CPU (core->cpu)
 #define slots (core->slots)
+#define SW() (__builtin_expect(core->lazy_sub, 0) ? materialize(core) : R[kSwReg])
   const int64_t budget = int64_t(std::min<uint64_t>(max_insns, uint64_t(INT64_MAX) - 1));
   int64_t left = budget;
   uint64_t extra = 0;      // stall cycles accumulated in this call
@@ -77,9 +90,15 @@ RunResult Interp::run(Cpu::Core* const core, uint64_t max_insns,
   const Slot* target = nullptr;
   Cpu::StepStatus st{};
 
-  auto addr = [&](const Slot* s) { return uint32_t(s - slots) * 4; };
-  auto valid = [&](uint32_t a) { return (a & 3) == 0 && a <= core->sram_size; };
-  auto started = [&] { return budget - left; };
+  // Helpers as macros over values, not lambdas capturing by reference: a captured local
+  // becomes addressable, and in a function this size that costs registers everywhere.
+#define addr(s) (uint32_t((s)-slots) * 4)
+#define valid(a) (((a)&3) == 0 && (a) <= core->sram_size)
+#define started() (budget - left)
+  // Does the jump target read register r? From the predecoded mask, or by decoding it.
+#define target_reads(r)                                                                        \
+  (__builtin_expect(target->op == F_DECODE, 0) ? target_reads_slow(core, target, (r))          \
+                                               : ((core->reads[target - slots] >> (r)) & 1) != 0)
 
 #define DISPATCH_N                                                                             \
   do {                                                                                         \
@@ -136,7 +155,7 @@ N_BT:
   ip += 1;
   DISPATCH_D1;
 N_BCC:
-  if (cond_holds(uint16_t(ip->rs1 | (ip->rs2 << 8)), R[kSwReg])) {
+  if (cond_holds(uint16_t(ip->rs1 | (ip->rs2 << 8)), SW())) {
     target = ip + int32_t(ip->imm);
     ip += 1;
     DISPATCH_D1;
@@ -173,6 +192,35 @@ N_LDW_PC : {
   ip += 1;
   DISPATCH_D2;
 
+  // sub.f + conditional branch. The branch's own slot (ip + 1) is a BCC predecoded together
+  // with this one; it holds the relative target. Two instructions: one more budget unit.
+#define FUSED_BODY(expr)                                                                       \
+  R[ip->rd] = a - b;                                                                           \
+  core->lazy_a = a;                                                                            \
+  core->lazy_b = b;                                                                            \
+  core->lazy_sub = 1;                                                                          \
+  ip += 1;                                                                                     \
+  if (__builtin_expect(--left < 0, 0)) goto N_limit;                                           \
+  if (expr) {                                                                                  \
+    target = ip + int32_t(ip->imm);                                                            \
+    ip += 1;                                                                                   \
+    DISPATCH_D1;                                                                               \
+  }                                                                                            \
+  ip += 1;                                                                                     \
+  DISPATCH_N;
+#define FUSED_N(c, expr)                                                                       \
+  N_SUBF_I_B##c : {                                                                            \
+    const uint32_t a = R[ip->rs1], b = ip->imm;                                                \
+    FUSED_BODY(expr)                                                                           \
+  }                                                                                            \
+  N_SUBF_R_B##c : {                                                                            \
+    const uint32_t a = R[ip->rs1], b = R[ip->rs2];                                             \
+    FUSED_BODY(expr)                                                                           \
+  }
+  LANAIKIT_FUSED_CONDS(FUSED_N)
+#undef FUSED_N
+#undef FUSED_BODY
+
 #undef PREFIX
 #undef NEXT
 #undef STALL
@@ -188,7 +236,7 @@ N_LDW_PC : {
     DISPATCH_N;                                                                                \
   } while (0)
 #define STALL(rd, s)                                                                           \
-  ((rd) < 32 && CPU->next_reads(addr(target), (rd)) ? (extra += CPU->costs_.load_use_cycles) : 0)
+  ((rd) < 32 && target_reads(rd) ? (extra += CPU->costs_.load_use_cycles) : 0)
 #define SYNC_STATE SYNC_D1
 #define EXIT_BEFORE goto D1_yield
 #define HALT_AFTER                                                                             \
@@ -210,6 +258,11 @@ D1_JMP_OR_R:
 D1_LDW_PC:
   SYNC_D1;
   goto slow;
+#define FUSED_D1(c, expr)                                                                      \
+  D1_SUBF_I_B##c : goto D1_SUB_IF;                                                             \
+  D1_SUBF_R_B##c : goto D1_SUB_RF;
+  LANAIKIT_FUSED_CONDS(FUSED_D1)
+#undef FUSED_D1
 
 #undef PREFIX
 #undef NEXT
@@ -247,6 +300,11 @@ D2_JMP_OR_R:
 D2_LDW_PC:
   SYNC_D2;
   goto slow;
+#define FUSED_D2(c, expr)                                                                      \
+  D2_SUBF_I_B##c : goto D2_SUB_IF;                                                             \
+  D2_SUBF_R_B##c : goto D2_SUB_RF;
+  LANAIKIT_FUSED_CONDS(FUSED_D2)
+#undef FUSED_D2
 
 #undef PREFIX
 #undef NEXT
@@ -258,6 +316,7 @@ D2_LDW_PC:
 
   // ---- the reference model for everything else -------------------------------------
 slow:
+  if (core->lazy_sub) materialize(core); // the reference model reads %sw directly
   st = CPU->step_one();
   if (st == Cpu::StepStatus::Fault) goto fault;
   if (st == Cpu::StepStatus::Yield) {
@@ -333,12 +392,18 @@ fault: // the reference model recorded the fault with the state synced before th
   executed = uint64_t(started() - 1);
   reason = StopReason::Fault;
 done:
+  if (core->lazy_sub) materialize(core);
   CPU->instructions_ += executed;
   CPU->stall_cycles_ += extra;
   return {reason, executed};
 
 #undef CPU
 #undef slots
+#undef SW
+#undef addr
+#undef valid
+#undef started
+#undef target_reads
 #undef DISPATCH_N
 #undef DISPATCH_D1
 #undef DISPATCH_D2

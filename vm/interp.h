@@ -37,7 +37,22 @@ namespace lanaikit::vm {
   X(STW) X(STH) X(STB) X(STW_PRE) X(STH_PRE) X(STB_PRE) X(STW_POST) X(STH_POST) X(STB_POST)    \
   X(STW_RR) X(STH_RR) X(STB_RR)                                                                \
   /* control transfers (normal mode only; in a delay slot they run as SLOW) */                 \
-  X(BT) X(BCC) X(JMP_I) X(JMP_ADD_R) X(JMP_OR_R) X(LDW_PC)
+  X(BT) X(BCC) X(JMP_I) X(JMP_ADD_R) X(JMP_OR_R) X(LDW_PC)                                     \
+  /* sub.f fused with the conditional branch in the next slot (normal mode only; in a delay  \
+     slot they are plain sub.f). The branch's slot holds the target; the condition is in the  \
+     op, decided from the operands. */                                                        \
+  LANAIKIT_FUSED_OPS(X)
+
+#define LANAIKIT_FUSED_CONDS(Y)                                                                \
+  Y(EQ, a == b) Y(NE, a != b) Y(CS, a >= b) Y(CC, a < b) Y(HI, a > b) Y(LS, a <= b)            \
+  Y(GE, int32_t(a) >= int32_t(b)) Y(LT, int32_t(a) < int32_t(b))                               \
+  Y(GT, int32_t(a) > int32_t(b)) Y(LE, int32_t(a) <= int32_t(b))                               \
+  Y(MI, int32_t(a - b) < 0) Y(PL, int32_t(a - b) >= 0)
+#define LANAIKIT_FUSED_OPS(X)                                                                  \
+  X(SUBF_I_BEQ) X(SUBF_I_BNE) X(SUBF_I_BCS) X(SUBF_I_BCC) X(SUBF_I_BHI) X(SUBF_I_BLS)          \
+  X(SUBF_I_BGE) X(SUBF_I_BLT) X(SUBF_I_BGT) X(SUBF_I_BLE) X(SUBF_I_BMI) X(SUBF_I_BPL)          \
+  X(SUBF_R_BEQ) X(SUBF_R_BNE) X(SUBF_R_BCS) X(SUBF_R_BCC) X(SUBF_R_BHI) X(SUBF_R_BLS)          \
+  X(SUBF_R_BGE) X(SUBF_R_BLT) X(SUBF_R_BGT) X(SUBF_R_BLE) X(SUBF_R_BMI) X(SUBF_R_BPL)
 
 enum FastOp : uint8_t {
 #define LANAIKIT_ENUM(name) F_##name,

@@ -34,6 +34,34 @@ FastOp store_op(Width w, AddrMode mode) {
 
 } // namespace
 
+// If the word after the sub.f at `index` is a conditional branch the fused handlers decide
+// from the operands, predecodes that branch now (the fused handler reads its slot) and
+// returns the fused op of the register-immediate form (F_SUBF_I_B*); otherwise 0.
+int Cpu::fused_branch(uint32_t index) {
+  if (index + 1 >= num_words_) return 0;
+  const auto next = isa::decode(load_be32(sram_.data() + 4 * (index + 1)));
+  if (!next || next->op != Opcode::BR) return 0;
+  int k = -1;
+  switch (next->cond) {
+  case isa::Cond::EQ: k = 0; break;
+  case isa::Cond::NE: k = 1; break;
+  case isa::Cond::CS: k = 2; break;
+  case isa::Cond::CC: k = 3; break;
+  case isa::Cond::HI: k = 4; break;
+  case isa::Cond::LS: k = 5; break;
+  case isa::Cond::GE: k = 6; break;
+  case isa::Cond::LT: k = 7; break;
+  case isa::Cond::GT: k = 8; break;
+  case isa::Cond::LE: k = 9; break;
+  case isa::Cond::MI: k = 10; break;
+  case isa::Cond::PL: k = 11; break;
+  default: return 0;
+  }
+  build_slot(index + 1);
+  if (slots_[index + 1].op != F_BCC) return 0;
+  return F_SUBF_I_BEQ + k;
+}
+
 void Cpu::build_slot(uint32_t index) {
   Slot& s = slots_[index];
   auto set = [&](FastOp op, uint8_t rd = 0, uint8_t rs1 = 0, uint8_t rs2 = 0, uint32_t imm = 0) {
@@ -48,6 +76,7 @@ void Cpu::build_slot(uint32_t index) {
   const uint32_t pc = index * 4;
   code_pages_[pc >> kCodePageShift] = 1;
   const auto decoded = isa::decode(load_be32(sram_.data() + pc));
+  reads_[index] = decoded ? isa::regs_read(*decoded) : 0;
   if (!decoded) return set(F_SLOW); // the reference model reports the illegal instruction
   const isa::Inst& in = *decoded;
   const bool reads_pc = ((isa::regs_read(in) >> isa::PC) & 1) != 0;
@@ -70,6 +99,8 @@ void Cpu::build_slot(uint32_t index) {
     const uint8_t rd = dest(in.rd);
     if (in.set_flags) {
       if (in.rs1 == isa::PC) return set(F_SLOW);
+      if (in.op == Opcode::SUB_I)
+        if (const int fused = fused_branch(index)) return set(FastOp(fused), rd, in.rs1, 0, in.imm);
       static constexpr FastOp kFlagOps[] = {F_ADD_IF, F_ADDC_IF, F_SUB_IF, F_SUBB_IF, F_AND_IF,
                                             F_OR_IF,  F_XOR_IF,  F_SH_IF,  F_SHA_IF};
       return set(kFlagOps[int(in.op) - int(Opcode::ADD_I)], rd, in.rs1, 0, in.imm);
@@ -124,6 +155,9 @@ void Cpu::build_slot(uint32_t index) {
       return set(F_SLOW);
     }
     const int k = int(in.op) - int(Opcode::ADD_R);
+    if (in.op == Opcode::SUB_R && in.set_flags)
+      if (const int fused = fused_branch(index))
+        return set(FastOp(fused + (F_SUBF_R_BEQ - F_SUBF_I_BEQ)), dest(in.rd), in.rs1, in.rs2);
     return set(FastOp((in.set_flags ? F_ADD_RF : F_ADD_R) + k), dest(in.rd), in.rs1, in.rs2);
   }
   case Opcode::SELECT:

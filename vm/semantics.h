@@ -72,6 +72,13 @@ inline uint32_t zn_flags(uint32_t result) {
   return (result == 0 ? kFlagZ : 0) | (result >> 31 ? kFlagN : 0);
 }
 
+// The flags of a - b (sub and cmp), straight from the operands.
+inline uint32_t sub_flags(uint32_t a, uint32_t b) {
+  const uint32_t r = a - b;
+  return uint32_t(a >= b) | ((((a ^ b) & (a ^ r)) >> 31) << 1) | ((r >> 31) << 2) |
+         (uint32_t(r == 0) << 3);
+}
+
 // a + b + carry_in with the Z N V C the .td describes for arithmetic operations.
 struct ArithResult {
   uint32_t value;
@@ -129,7 +136,7 @@ inline uint32_t alu_flags(isa::AluOp op, uint32_t a, uint32_t b, uint32_t sw, bo
   switch (op) {
   case isa::AluOp::Add: return add_with_carry(a, b, 0).flags;
   case isa::AluOp::Addc: return add_with_carry(a, b, sw & kFlagC).flags;
-  case isa::AluOp::Sub: return sub_with_borrow(a, b, 1).flags;
+  case isa::AluOp::Sub: return sub_flags(a, b);
   case isa::AluOp::Subb: return sub_with_borrow(a, b, sw & kFlagC).flags;
   case isa::AluOp::And:
   case isa::AluOp::Or:

@@ -509,3 +509,66 @@ TEST(CpuCode, StoresOverCodeAreSeenByTheNextFetch) {
   ASSERT_TRUE(m->cpu.halted()) << m->cpu.fault_report();
   EXPECT_EQ(m->cpu.reg(R10), 8u);
 }
+
+TEST(CpuFastPaths, CompareAndBranchForEveryConditionAndTheFlagsAfterwards) {
+  // sub.f (register and immediate forms) followed by b<cond>: the fast interpreter fuses
+  // the pair and keeps the flags lazy. Every condition, taken and not, must match C's
+  // comparison, and %sw read afterwards (by scc) must hold the full flags.
+  const std::pair<uint32_t, uint32_t> pairs[] = {{0, 0},          {1, 2},          {2, 1},
+                                                 {0xFFFFFFFF, 1}, {1, 0xFFFFFFFF}, {0x80000000, 1},
+                                                 {0x7FFFFFFF, 0xFFFFFFFF}, {0x8000, 0x8000}};
+  for (auto [a, b] : pairs) {
+    for (uint32_t c = 2; c < 16; ++c) {
+      if (c == VC || c == VS) continue; // not fused, covered elsewhere
+      for (bool imm_form : {false, true}) {
+        if (imm_form && b > 0xFFFF) continue;
+        const uint32_t cmp = imm_form ? ri(SUB, 0, R9, b, true) : rr(SUB, 0, R9, R10, true);
+        auto m = run_all({/*0x00*/ cmp,
+                          /*0x04*/ br(Cond(c), 0x10),
+                          /*0x08*/ ri(ADD, R11, R11, 1), // delay slot: always
+                          /*0x0c*/ ri(ADD, R12, 0, 1),   // fall-through only
+                          /*0x10*/ scc(EQ, 13),
+                          /*0x14*/ scc(CS, 14),
+                          /*0x18*/ scc(LT, 16),
+                          /*0x1c*/ exit_with(RV),
+                          /*0x20*/ kNop},
+                         100, {{R9, a}, {R10, b}});
+        const int32_t sa = int32_t(a), sb = int32_t(b);
+        const bool expect[16] = {true,   false,  a > b,   a <= b,  a < b,   a >= b,
+                                 a != b, a == b, false,   false,   int32_t(a - b) >= 0,
+                                 int32_t(a - b) < 0, sa >= sb, sa < sb, sa > sb, sa <= sb};
+        SCOPED_TRACE(::testing::Message() << std::hex << a << " vs " << b << " cond " << c
+                                          << (imm_form ? " imm" : " reg"));
+        ASSERT_TRUE(m->cpu.halted()) << m->cpu.fault_report();
+        EXPECT_EQ(m->cpu.reg(R11), 1u);
+        EXPECT_EQ(m->cpu.reg(R12), expect[c] ? 0u : 1u);
+        EXPECT_EQ(m->cpu.reg(13), a == b ? 1u : 0u);
+        EXPECT_EQ(m->cpu.reg(14), a >= b ? 1u : 0u);
+        EXPECT_EQ(m->cpu.reg(16), sa < sb ? 1u : 0u);
+        EXPECT_EQ(m->cpu.sw(), lanaikit::vm::sub_flags(a, b));
+      }
+    }
+  }
+}
+
+TEST(CpuFastPaths, PatchingTheBranchOfAFusedPairIsSeen) {
+  // The fused compare reads its branch's slot; overwriting the branch must take effect.
+  std::vector<uint32_t> words = {
+      /*0x00*/ ri(ADD, R9, 0, 2),
+      /*0x04*/ ri(SUB, R9, R9, 1, true), // loop: r9 -= 1
+      /*0x08*/ br(NE, 0x04),
+      /*0x0c*/ ri(ADD, R10, R10, 1),
+      /*0x10*/ st(R11, 0, 0x08),         // after the first exit, turn the branch into a nop
+      /*0x14*/ ri(ADD, R12, R12, 1),
+      /*0x18*/ ri(SUB, 13, 13, 1, true), // outer counter
+      /*0x1c*/ br(NE, 0x00),
+      /*0x20*/ kNop,
+      /*0x24*/ exit_with(R10),
+      /*0x28*/ kNop,
+  };
+  auto m = run_all(words, 1000, {{R11, kNop}, {13, 2}});
+  ASSERT_TRUE(m->cpu.halted()) << m->cpu.fault_report();
+  // First pass: the loop runs twice (r10 += 2); second pass the branch is a nop: r10 += 1.
+  EXPECT_EQ(m->cpu.reg(R10), 3u);
+  EXPECT_EQ(m->cpu.reg(R12), 2u);
+}
