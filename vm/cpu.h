@@ -150,6 +150,7 @@ private:
   // Fast-interpreter support (vm/interp.cpp).
   void build_slot(uint32_t index);
   int fused_branch(uint32_t index);
+  bool delay_slot_is_nop(uint32_t index) const;
   void invalidate_words(uint32_t first_word, uint32_t last_word);
 
   Sram& sram_;
@@ -185,7 +186,7 @@ private:
   uint64_t stall_cycles_ = 0;
 
   // Predecoded code: one slot per SRAM word plus a sentinel past the end; a byte per
-  // 256-byte code page that is set once any slot in it is decoded, so stores check one
+  // 16-byte code granule that is set once any slot in it is decoded, so stores check one
   // byte to know whether they may be overwriting code.
   std::unique_ptr<Slot[]> slots_;
   std::unique_ptr<uint32_t[]> reads_; // isa::regs_read of each decoded slot
@@ -193,6 +194,8 @@ private:
   uint32_t num_words_ = 0;
 };
 
-inline constexpr unsigned kCodePageShift = 8;
+// Granule of the code map stores check: small, so that data next to code (a table right
+// after the text, a stack below a handler) rarely shares one with predecoded slots.
+inline constexpr unsigned kCodePageShift = 4;
 
 } // namespace lanaikit::vm

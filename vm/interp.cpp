@@ -25,7 +25,7 @@ struct Interp {
   // packed with the status (status << 32 | value) so that no local's address escapes the
   // interpreter loop: that would pin the loaded value to the stack in every handler.
   // The flags, computed now if a sub.f left them lazy.
-  static uint32_t materialize(Cpu::Core* core) {
+  [[gnu::always_inline]] static uint32_t materialize(Cpu::Core* core) {
     core->regs[kSwReg] = sub_flags(core->lazy_a, core->lazy_b);
     core->lazy_sub = 0;
     return core->regs[kSwReg];
@@ -150,16 +150,23 @@ N_DECODE:
 N_SLOW:
   SYNC_N;
   goto slow;
+  // A taken branch whose delay slot is a nop (rd = 1, set at predecode) skips dispatching
+  // the nop: it is counted, and the target follows at once.
+#define TAKE_BRANCH                                                                            \
+  do {                                                                                         \
+    target = ip + int32_t(ip->imm);                                                            \
+    ip += 1;                                                                                   \
+    if (ip[-1].rd) {                                                                           \
+      if (__builtin_expect(--left < 0, 0)) goto D1_limit;                                      \
+      ip = target;                                                                             \
+      DISPATCH_N;                                                                              \
+    }                                                                                          \
+    DISPATCH_D1;                                                                               \
+  } while (0)
 N_BT:
-  target = ip + int32_t(ip->imm);
-  ip += 1;
-  DISPATCH_D1;
+  TAKE_BRANCH;
 N_BCC:
-  if (cond_holds(uint16_t(ip->rs1 | (ip->rs2 << 8)), SW())) {
-    target = ip + int32_t(ip->imm);
-    ip += 1;
-    DISPATCH_D1;
-  }
+  if (cond_holds(uint16_t(ip->rs1 | (ip->rs2 << 8)), SW())) TAKE_BRANCH;
   NEXT;
 N_JMP_I : {
   const uint32_t t = R[ip->rs1] + ip->imm;
@@ -201,11 +208,7 @@ N_LDW_PC : {
   core->lazy_sub = 1;                                                                          \
   ip += 1;                                                                                     \
   if (__builtin_expect(--left < 0, 0)) goto N_limit;                                           \
-  if (expr) {                                                                                  \
-    target = ip + int32_t(ip->imm);                                                            \
-    ip += 1;                                                                                   \
-    DISPATCH_D1;                                                                               \
-  }                                                                                            \
+  if (expr) TAKE_BRANCH;                                                                       \
   ip += 1;                                                                                     \
   DISPATCH_N;
 #define FUSED_N(c, expr)                                                                       \
@@ -220,6 +223,7 @@ N_LDW_PC : {
   LANAIKIT_FUSED_CONDS(FUSED_N)
 #undef FUSED_N
 #undef FUSED_BODY
+#undef TAKE_BRANCH
 
 #undef PREFIX
 #undef NEXT

@@ -62,6 +62,12 @@ int Cpu::fused_branch(uint32_t index) {
   return F_SUBF_I_BEQ + k;
 }
 
+bool Cpu::delay_slot_is_nop(uint32_t index) const {
+  if (index + 1 >= num_words_) return false;
+  const auto next = isa::decode(load_be32(sram_.data() + 4 * (index + 1)));
+  return next && next->op == Opcode::NOP;
+}
+
 void Cpu::build_slot(uint32_t index) {
   Slot& s = slots_[index];
   auto set = [&](FastOp op, uint8_t rd = 0, uint8_t rs1 = 0, uint8_t rs2 = 0, uint32_t imm = 0) {
@@ -179,11 +185,13 @@ void Cpu::build_slot(uint32_t index) {
     if (in.cond == isa::Cond::F) return set(F_NOP);
     if (!valid_target(in.imm)) return set(F_SLOW);
     {
-      // Targets are relative slot offsets so the handler needs only `ip`.
+      // Targets are relative slot offsets so the handler needs only `ip`; rd says whether
+      // the delay slot holds a nop the handler may skip.
       const uint32_t rel = in.imm / 4 - index;
-      if (in.cond == isa::Cond::T) return set(F_BT, 0, 0, 0, rel);
+      const uint8_t nop_slot = delay_slot_is_nop(index) ? 1 : 0;
+      if (in.cond == isa::Cond::T) return set(F_BT, nop_slot, 0, 0, rel);
       const uint16_t mask = kCondMask[unsigned(in.cond)];
-      return set(F_BCC, 0, uint8_t(mask & 0xFF), uint8_t(mask >> 8), rel);
+      return set(F_BCC, nop_slot, uint8_t(mask & 0xFF), uint8_t(mask >> 8), rel);
     }
   case Opcode::BRR: return set(F_SLOW);
   case Opcode::LDADDR:
@@ -231,8 +239,9 @@ void Cpu::build_slot(uint32_t index) {
 }
 
 void Cpu::invalidate_words(uint32_t first_word, uint32_t last_word) {
-  // The slot before the range too: a load's interlock stall was computed from its successor.
-  const uint32_t begin = first_word > 0 ? first_word - 1 : 0;
+  // Two slots before the range too: a load's interlock stall and a branch's nop-in-delay-slot
+  // flag were computed from the next word, and a fused compare reads its branch's slot.
+  const uint32_t begin = first_word > 1 ? first_word - 2 : 0;
   const uint32_t end = std::min(last_word, num_words_);
   const void* decode = fast_handlers()[F_DECODE];
   for (uint32_t i = begin; i < end; ++i) {

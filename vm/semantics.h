@@ -73,7 +73,7 @@ inline uint32_t zn_flags(uint32_t result) {
 }
 
 // The flags of a - b (sub and cmp), straight from the operands.
-inline uint32_t sub_flags(uint32_t a, uint32_t b) {
+[[gnu::always_inline]] inline uint32_t sub_flags(uint32_t a, uint32_t b) {
   const uint32_t r = a - b;
   return uint32_t(a >= b) | ((((a ^ b) & (a ^ r)) >> 31) << 1) | ((r >> 31) << 2) |
          (uint32_t(r == 0) << 3);
