@@ -193,13 +193,15 @@ namespace {
 
 constexpr uint32_t reg_bit(unsigned r) { return 1u << r; }
 
-// Whether the outcome depends on the flags held in sw.
+} // namespace
+
 bool reads_flags(const Inst& i) {
   const bool conditional = i.cond != Cond::T && i.cond != Cond::F;
   switch (i.format) {
   case Format::RR:
-    return conditional || i.op == Opcode::ADDC_R || i.op == Opcode::SUBB_R || i.set_flags;
-  case Format::RI: return i.op == Opcode::ADDC_I || i.op == Opcode::SUBB_I || i.set_flags;
+    return conditional || i.op == Opcode::ADDC_R || i.op == Opcode::SUBB_R ||
+           (i.set_flags && (i.op == Opcode::AND_R || i.op == Opcode::OR_R || i.op == Opcode::XOR_R));
+  case Format::RI: return i.op == Opcode::ADDC_I || i.op == Opcode::SUBB_I;
   case Format::BR:
   case Format::BRR:
   case Format::SCC: return conditional;
@@ -209,6 +211,10 @@ bool reads_flags(const Inst& i) {
   }
 }
 
+bool writes_flags(const Inst& i) { return i.set_flags; }
+
+namespace {
+
 bool modifies_base(const Inst& i) {
   return (i.format == Format::RM || i.format == Format::RRM || i.format == Format::SPLS) &&
          (i.mode == AddrMode::PostMod || i.mode == AddrMode::PreMod);
@@ -217,7 +223,7 @@ bool modifies_base(const Inst& i) {
 } // namespace
 
 uint32_t regs_read(const Inst& i) {
-  uint32_t r = reads_flags(i) ? reg_bit(SW) : 0;
+  uint32_t r = 0;
   switch (i.format) {
   case Format::RI:
   case Format::Special: return r | reg_bit(i.rs1);
@@ -240,7 +246,7 @@ uint32_t regs_read(const Inst& i) {
 }
 
 uint32_t regs_written(const Inst& i) {
-  uint32_t w = i.set_flags ? reg_bit(SW) : 0;
+  uint32_t w = 0;
   if (modifies_base(i)) w |= reg_bit(i.rs1);
   switch (i.format) {
   case Format::RI:

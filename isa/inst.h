@@ -20,7 +20,8 @@ enum Reg : uint8_t {
   R0 = 0,
   R1 = 1,
   PC = 2,  // program counter; writing it jumps (delay slots, see vm/cpu.h)
-  SW = 3,  // status word; the flags live in its low bits (vm/cpu.h documents the layout)
+  // r3 is an ordinary register. The status word (LLVM's SR, printed "%sw") is not one of
+  // the 32: no encoding names it, and only the flag-setting forms write it (docs/vm.md).
   SP = 4,
   FP = 5,
   RV = 8,   // return value
@@ -136,7 +137,7 @@ std::string disassemble(const Inst& inst);
 std::string disassemble(uint32_t word);
 
 // LLVM's register names: "r0".."r31" except the named ones ("pc", "sp", "fp", "rv",
-// "rr1", "rr2", "rca"), without the '%'. Register 3 (SW) prints as "r3".
+// "rr1", "rr2", "rca"), without the '%'. Register 3 is plain "r3".
 std::string_view reg_name(unsigned reg);
 
 // LLVM's spelling, in Cond order: "t", "f", "ugt", "ule", "ult", "uge", "ne", "eq", "vc",
@@ -147,13 +148,19 @@ std::string_view cond_name(Cond c);
 std::string_view opcode_name(Opcode op);
 
 // Instruction-level register usage, for the interpreter's load-use interlock and for
-// tools: a bit per register read / written by the instruction (r0/r1 included as read,
-// and as written when they are the destination). The flags count as register SW (r3):
-// read by conditional instructions (cond not t/f), addc/subb (also as an RRM address op)
-// and every flag-setting instruction (they keep sw's other bits), written by the latter.
-// Branches (BR, BRR) write PC; a write-back addressing mode writes the base register;
-// RRM in mode Plain does not read rs2. Fixed words (nop, log_*) use nothing.
+// tools: a bit per general register read / written by the instruction (r0/r1 included as
+// read, and as written when they are the destination). Branches (BR, BRR) write PC; a
+// write-back addressing mode writes the base register; RRM in mode Plain does not read
+// rs2. Fixed words (nop, log_*) use nothing. The flags are not a general register: see
+// reads_flags / writes_flags.
 uint32_t regs_read(const Inst& inst);
 uint32_t regs_written(const Inst& inst);
+
+// Whether the outcome depends on the flags: a condition other than t/f (RR, SELECT, BR,
+// BRR, SCC), addc/subb (also as an RRM address op), and RR logical operations with F set
+// (they leave C as it was).
+bool reads_flags(const Inst& inst);
+// Whether the instruction sets the flags (the F bit).
+bool writes_flags(const Inst& inst);
 
 } // namespace lanaikit::isa

@@ -196,12 +196,20 @@ TEST(IsaRegs, AluAndFlags) {
   Inst i = dec(0x00c48001); // add %r17, 0x8001, %r1
   EXPECT_EQ(regs_read(i), bit(17));
   EXPECT_EQ(regs_written(i), bit(1));
+  EXPECT_FALSE(reads_flags(i));
+  EXPECT_FALSE(writes_flags(i));
   i = dec(0x10c68001); // addc.f: reads carry, writes flags
-  EXPECT_EQ(regs_read(i), bit(17) | bit(SW));
-  EXPECT_EQ(regs_written(i), bit(1) | bit(SW));
-  i = dec(0xc0c58007); // add.le %r17, %r16, %r1
-  EXPECT_EQ(regs_read(i), bit(17) | bit(16) | bit(SW));
+  EXPECT_EQ(regs_read(i), bit(17));
   EXPECT_EQ(regs_written(i), bit(1));
+  EXPECT_TRUE(reads_flags(i));
+  EXPECT_TRUE(writes_flags(i));
+  i = dec(0x20c68001); // sub.f: sets all four flags, reads none
+  EXPECT_FALSE(reads_flags(i));
+  EXPECT_TRUE(writes_flags(i));
+  i = dec(0xc0c58007); // add.le %r17, %r16, %r1
+  EXPECT_EQ(regs_read(i), bit(17) | bit(16));
+  EXPECT_EQ(regs_written(i), bit(1));
+  EXPECT_TRUE(reads_flags(i));
   i = dec(0xc0c48000); // add %r17, %r16, %r1 (unconditional)
   EXPECT_EQ(regs_read(i), bit(17) | bit(16));
   i = dec(0x00000000); // mov 0, %r0: r0 counts
@@ -222,7 +230,8 @@ TEST(IsaRegs, Memory) {
   i = dec(0xa0c48002); // ld [%r17 add %r0], %r1 (PQ=00; encoded Rs2 = r16 is not read)
   EXPECT_EQ(regs_read(i), bit(17));
   i = dec(0xa0c78102); // ld [*%r17 addc %r16], %r1
-  EXPECT_EQ(regs_read(i), bit(17) | bit(16) | bit(SW));
+  EXPECT_EQ(regs_read(i), bit(17) | bit(16));
+  EXPECT_TRUE(reads_flags(i));
   i = dec(0xf0c5fffc); // st %r1, [0x11fffc]
   EXPECT_EQ(regs_read(i), bit(1));
   EXPECT_EQ(regs_written(i), 0u);
@@ -236,7 +245,8 @@ TEST(IsaRegs, ControlFlow) {
   EXPECT_EQ(regs_read(i), 0u);
   EXPECT_EQ(regs_written(i), bit(PC));
   i = dec(0xee000001); // ble
-  EXPECT_EQ(regs_read(i), bit(SW));
+  EXPECT_EQ(regs_read(i), 0u);
+  EXPECT_TRUE(reads_flags(i));
   i = dec(0xe1000003); // bf.r: r0 base
   EXPECT_EQ(regs_read(i), bit(0));
   EXPECT_EQ(regs_written(i), bit(PC));
@@ -244,12 +254,14 @@ TEST(IsaRegs, ControlFlow) {
   EXPECT_EQ(regs_read(i), 0u);
   EXPECT_EQ(regs_written(i), bit(3));
   i = dec(0xe40c0002); // s<cond 0100 = ult> %r3
-  EXPECT_EQ(regs_read(i), bit(SW));
+  EXPECT_EQ(regs_read(i), 0u);
+  EXPECT_TRUE(reads_flags(i));
   i = dec(0xc1008500); // bt %r16 (or %r0, %r16, %pc)
   EXPECT_EQ(regs_read(i), bit(0) | bit(16));
   EXPECT_EQ(regs_written(i), bit(PC));
   i = dec(0xc10c0702); // sel.ult %r3, %r0, %pc
-  EXPECT_EQ(regs_read(i), bit(3) | bit(0) | bit(SW));
+  EXPECT_EQ(regs_read(i), bit(3) | bit(0));
+  EXPECT_TRUE(reads_flags(i));
 }
 
 TEST(IsaTables, NamesAndHandBuiltInsts) {

@@ -425,6 +425,17 @@ TEST(CpuCycles, LoadUseInterlockCostsOneCycle) {
   EXPECT_EQ(m->cpu.stall_cycles(), uint64_t(costs.mmio_cycles)); // only the exit store
 }
 
+TEST(CpuCycles, FlagsAreNotRegisterThree) {
+  // A load into r3 followed by a compare of other registers: no interlock (r3 is a plain
+  // register, the flags live in %sw). Reading r3 next does stall.
+  lanaikit::vm::CostModel costs;
+  costs.mmio_cycles = 0;
+  auto m = run_all(prog({ld(3, R9, 0), rr(SUB, 0, R10, R11, true)}), 100, {{R9, 0x100}}, costs);
+  EXPECT_EQ(m->cpu.stall_cycles(), 0u);
+  m = run_all(prog({ld(3, R9, 0), rr(SUB, 0, 3, R11, true)}), 100, {{R9, 0x100}}, costs);
+  EXPECT_EQ(m->cpu.stall_cycles(), 1u);
+}
+
 TEST(CpuCycles, InterlockInABranchDelaySlotChecksTheTarget) {
   lanaikit::vm::CostModel costs;
   costs.mmio_cycles = 0;
