@@ -291,8 +291,8 @@ inline constexpr std::string_view kAluName[] = {"add", "addc", "sub", "subb", "a
 inline constexpr std::string_view kCondName[16] = {"t",   "f",   "ugt", "ule", "ult", "uge",
                                                    "ne",  "eq",  "vc",  "vs",  "pl",  "mi",
                                                    "ge",  "lt",  "gt",  "le"};
-// Register names: LLVM's GPR decoder names r2, r4, r5, r8, r10, r11 and r15; r3 (which
-// lanaikit uses as the status word) prints as plain "r3".
+// Register names: LLVM's GPR decoder names r2, r4, r5, r8, r10, r11 and r15; r3 is an
+// ordinary register and prints as plain "r3" (the status word, "%sw", is not a GPR).
 inline constexpr std::string_view kRegName[32] = {
     "r0",  "r1",  "pc",  "r3",  "sp",  "fp",  "r6",  "r7",  "rv",  "r9",  "rr1",
     "rr2", "r12", "r13", "r14", "rca", "r16", "r17", "r18", "r19", "r20", "r21",
