@@ -80,10 +80,10 @@ enum class Opcode : uint8_t {
   // BR: if cond: pc <- imm (absolute, bits 24..2 of the word, so word aligned), one delay
   // slot.
   BR,
-  // BRR: if cond: pc <- Rs1 + imm (imm = sign-extended constant*4, i.e. bits 15..2 of the
-  // word as a signed 16-bit byte offset). LLVM 14 decodes it only with Rs1=0 (the field is
-  // fixed in its .td), so rs1 is always 0 here; the "Rs1 +" follows the .td's prose. The
-  // name "relative" suggests pc-relative; no LLVM 14 code path produces or interprets one.
+  // BRR: if cond: pc <- address of this BRR + imm (imm = sign-extended constant*4, i.e.
+  // bits 15..2 of the word as a signed 16-bit byte offset). LLVM 14 decodes it only with
+  // Rs1=0 (the field is fixed in its .td), so rs1 is always 0 here. The .td's prose says
+  // both "Rs1 + offset" and "PC relative"; the vm takes the relative reading (docs/vm.md).
   BRR,
   // SCC: Rd <- cond ? 1 : 0. The .td calls the destination field Rs1 (bits 22..18); decode
   // puts it in `rd` for uniformity and leaves rs1 = 0.

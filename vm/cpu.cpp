@@ -244,7 +244,11 @@ Cpu::StepStatus Cpu::step_one() {
     if (cond_holds(in.cond, sw)) jump1(in.imm);
     break;
   case Opcode::BRR:
-    if (cond_holds(in.cond, sw)) jump1(read_reg(in.rs1) + in.imm);
+    // "Branch relative": LLVM decodes BRR only with Rs1 = r0, which under the .td's literal
+    // "Rs1 + offset" would make it an absolute branch into the first or last 32 KB. The
+    // .td also calls the offset "PC relative", the only reading that makes the instruction
+    // useful; lanaikit takes it: target = address of this BRR + offset (docs/vm.md).
+    if (cond_holds(in.cond, sw)) jump1(pc_ + in.imm);
     break;
   case Opcode::LOAD:
   case Opcode::LDADDR: {

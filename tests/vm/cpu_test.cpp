@@ -325,6 +325,27 @@ TEST(CpuDelaySlots, BranchInABranchDelaySlot) {
   EXPECT_EQ(m->cpu.instructions(), 5u); // bt, bt, A, B, exit
 }
 
+TEST(CpuDelaySlots, BrrIsRelativeToItsOwnAddress) {
+  // b<cc>.r: 0xE | DDD | 1 | - | Rs1=0 | 00 | offset (bits 15..2) | 1 | I.
+  auto brr = [](Cond c, int32_t offset) {
+    return (0xEu << 28) | ((uint32_t(c) >> 1) << 25) | (1u << 24) | (uint32_t(offset) & 0xFFFC) |
+           2u | (c & 1);
+  };
+  auto m = run_all(prog({
+      /*0x00*/ kNop,
+      /*0x04*/ brr(T, 0x0c),          // to 0x10
+      /*0x08*/ ri(ADD, R9, 0, 1),     // delay slot
+      /*0x0c*/ ri(ADD, R10, 0, 1),    // skipped
+      /*0x10*/ brr(T, 0x08),          // to 0x18
+      /*0x14*/ kNop,
+      /*0x18*/ ri(ADD, R11, 0, 1),
+  }));
+  ASSERT_TRUE(m->cpu.halted()) << m->cpu.fault_report();
+  EXPECT_EQ(m->cpu.reg(R9), 1u);
+  EXPECT_EQ(m->cpu.reg(R10), 0u);
+  EXPECT_EQ(m->cpu.reg(R11), 1u);
+}
+
 TEST(CpuDelaySlots, AluWriteToPcHasOneDelaySlot) {
   auto m = run_all(prog({
       /*0x00*/ ri(ADD, PC, R9, 0),   // jump to r9
