@@ -20,6 +20,7 @@ namespace {
 
 const char* const kHelp =
     "usage: lanaikit exec IMAGE.elf [--max-insns N] [--sram-size BYTES] [--trace] [--stats]\n"
+    "                    [--reference]\n"
     "\n"
     "Runs the image from its entry point until it halts (a store to 0xFFFFF004) or faults.\n"
     "Program output (stores to 0xFFFFF000) goes to stdout; the exit status is the program's.\n"
@@ -30,6 +31,8 @@ const char* const kHelp =
     "  --max-insns N       stop with a fault after N instructions (default 10000000000)\n"
     "  --sram-size BYTES   SRAM size (default 256K; K/M suffixes accepted)\n"
     "  --trace             print every executed instruction on stderr (reference model)\n"
+    "  --reference         run on the reference model instead of the fast interpreter\n"
+    "                      (same results, slower; for checking the emulator itself)\n"
     "  --stats             print instructions, cycles, stalls and speed on stderr\n";
 
 } // namespace
@@ -38,7 +41,7 @@ int cmd_exec(int argc, char** argv) {
   std::string path;
   uint64_t max_insns = 10'000'000'000ull;
   uint64_t sram_size = 256 * 1024;
-  bool trace = false, stats = false;
+  bool trace = false, stats = false, reference = false;
   try {
     Args args(argc, argv, 2);
     while (!args.empty()) {
@@ -49,6 +52,7 @@ int cmd_exec(int argc, char** argv) {
       } else if (a == "--max-insns") max_insns = parse_count(a, args.value_for(a));
       else if (a == "--sram-size") sram_size = parse_count(a, args.value_for(a));
       else if (a == "--trace") trace = true;
+      else if (a == "--reference") reference = true;
       else if (a == "--stats") stats = true;
       else if (!a.empty() && a[0] == '-') throw UsageError("unknown option '" + a + "'");
       else if (path.empty()) path = a;
@@ -83,6 +87,8 @@ int cmd_exec(int argc, char** argv) {
       std::string text = isa::disassemble(word);
       std::fprintf(stderr, "%08x: %08x  %s\n", pc, word, text.c_str());
     });
+  } else if (reference) {
+    result = cpu.step_reference(max_insns);
   } else {
     result = cpu.run(max_insns);
   }

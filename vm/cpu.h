@@ -149,6 +149,7 @@ private:
 
   // Fast-interpreter support (vm/interp.cpp).
   void build_slot(uint32_t index);
+  void build_segment(uint32_t index); // the segment holding slot `index`, with its runs
   int fused_branch(uint32_t index);
   bool delay_slot_is_nop(uint32_t index) const;
   void invalidate_words(uint32_t first_word, uint32_t last_word);

@@ -10,8 +10,15 @@
 // successor in D2 mode. Control transfers inside a delay slot are rare and run through the
 // reference model (SLOW), which handles any nesting exactly.
 //
-// The instruction budget is one decrement-and-branch per dispatch. Cycles are derived at
-// the end (instructions * base + stalls); only stalls are accumulated as they happen.
+// The instruction budget is charged per run (vm/interp.h), not per instruction. `left` is
+// always: budget - executed - charged-but-not-yet-executed. What is charged but pending:
+//   N mode at ip  : the rest of ip's run (ip->remaining, ip included);
+//   D1 mode at ip : ip itself (1);  D2 mode at ip : ip and ip + 1 (2).
+// A charge that would make `left` negative is undone, and the reference model executes
+// the last `left` instructions one by one, so every stop is exact.
+//
+// Cycles are derived at the end (instructions * base + stalls); only stalls are
+// accumulated as they happen.
 #include "vm/cpu.h"
 #include "vm/interp.h"
 #include "vm/semantics.h"
@@ -19,11 +26,8 @@
 namespace lanaikit::vm {
 
 struct Interp {
-  static RunResult run(Cpu::Core* core, uint64_t max_insns, const void* const** export_table);
+  static RunResult run(Cpu::Core* core, uint64_t max_insns, HandlerTables* export_tables);
 
-  // Loads that leave the fast path (memory-mapped registers, faults). The value comes back
-  // packed with the status (status << 32 | value) so that no local's address escapes the
-  // interpreter loop: that would pin the loaded value to the stack in every handler.
   // The flags, computed now if a sub.f left them lazy.
   [[gnu::always_inline]] static uint32_t materialize(Cpu::Core* core) {
     core->regs[kSwReg] = sub_flags(core->lazy_a, core->lazy_b);
@@ -36,6 +40,9 @@ struct Interp {
     return core->cpu->next_reads(uint32_t(target - core->slots) * 4, r);
   }
 
+  // Loads that leave the fast path (memory-mapped registers, faults). The value comes back
+  // packed with the status (status << 32 | value) so that no local's address escapes the
+  // interpreter loop: that would pin the loaded value to the stack in every handler.
   [[gnu::noinline]] static uint64_t slow_load(Cpu* cpu, uint32_t ea, isa::Width w, bool zext) {
     uint32_t value = 0;
     const Cpu::StepStatus st = cpu->load(ea, w, zext, value);
@@ -43,13 +50,13 @@ struct Interp {
   }
 };
 
-const void* const* fast_handlers() {
-  static const void* const* table = [] {
-    const void* const* t = nullptr;
+const HandlerTables& fast_handlers() {
+  static const HandlerTables tables = [] {
+    HandlerTables t{};
     Interp::run(nullptr, 0, &t);
     return t;
   }();
-  return table;
+  return tables;
 }
 
 RunResult Cpu::run(uint64_t max_insns) {
@@ -61,16 +68,16 @@ RunResult Cpu::run(uint64_t max_insns) {
 #define CAT2(a, b) a##b
 #define CAT(a, b) CAT2(a, b)
 
-RunResult Interp::run(Cpu::Core* const core, uint64_t max_insns,
-                      const void* const** export_table) {
+RunResult Interp::run(Cpu::Core* const core, uint64_t max_insns, HandlerTables* export_tables) {
 #define LANAIKIT_LABEL_N(name) &&N_##name,
 #define LANAIKIT_LABEL_D1(name) &&D1_##name,
 #define LANAIKIT_LABEL_D2(name) &&D2_##name,
-  static const void* const normal[] = {LANAIKIT_FAST_OPS(LANAIKIT_LABEL_N)};
+  // The fence handler rides at the end of the normal table.
+  static const void* const normal[] = {LANAIKIT_FAST_OPS(LANAIKIT_LABEL_N) && N_fence};
   static const void* const delay1[] = {LANAIKIT_FAST_OPS(LANAIKIT_LABEL_D1)};
   static const void* const delay2[] = {LANAIKIT_FAST_OPS(LANAIKIT_LABEL_D2)};
   if (!core) {
-    *export_table = normal;
+    *export_tables = HandlerTables{normal, delay1, normal[F_Count_]};
     return {StopReason::Limit, 0};
   }
 
@@ -83,37 +90,36 @@ RunResult Interp::run(Cpu::Core* const core, uint64_t max_insns,
 #define SW() (__builtin_expect(core->lazy_sub, 0) ? materialize(core) : R[kSwReg])
   const int64_t budget = int64_t(std::min<uint64_t>(max_insns, uint64_t(INT64_MAX) - 1));
   int64_t left = budget;
-  uint64_t extra = 0;      // stall cycles accumulated in this call
-  uint64_t executed = 0;   // set on exit
+  uint64_t extra = 0; // stall cycles accumulated in this call
   StopReason reason = StopReason::Limit;
   const Slot* ip = nullptr;
   const Slot* target = nullptr;
+  uint32_t hit_ea = 0; // address of a store that hit a code granule
   Cpu::StepStatus st{};
 
   // Helpers as macros over values, not lambdas capturing by reference: a captured local
   // becomes addressable, and in a function this size that costs registers everywhere.
 #define addr(s) (uint32_t((s)-slots) * 4)
 #define valid(a) (((a)&3) == 0 && (a) <= core->sram_size)
-#define started() (budget - left)
   // Does the jump target read register r? From the predecoded mask, or by decoding it.
 #define target_reads(r)                                                                        \
   (__builtin_expect(target->op == F_DECODE, 0) ? target_reads_slow(core, target, (r))          \
                                                : ((core->reads[target - slots] >> (r)) & 1) != 0)
 
-#define DISPATCH_N                                                                             \
+  // Charges `n` to the budget, or, if that would overdraw it, goes to `precise`.
+#define CHARGE(n, precise)                                                                     \
   do {                                                                                         \
-    if (__builtin_expect(--left < 0, 0)) goto N_limit;                                         \
+    const int64_t charge_ = (n);                                                               \
+    if (__builtin_expect((left -= charge_) < 0, 0)) {                                          \
+      left += charge_;                                                                         \
+      goto precise;                                                                            \
+    }                                                                                          \
+  } while (0)
+  // Starts a run at ip (jump target, after a not-taken branch, re-entry) and runs it.
+#define ENTER_RUN                                                                              \
+  do {                                                                                         \
+    CHARGE(ip->entry, precise_N);                                                              \
     goto* ip->handler;                                                                         \
-  } while (0)
-#define DISPATCH_D1                                                                            \
-  do {                                                                                         \
-    if (__builtin_expect(--left < 0, 0)) goto D1_limit;                                        \
-    goto* delay1[ip->op];                                                                      \
-  } while (0)
-#define DISPATCH_D2                                                                            \
-  do {                                                                                         \
-    if (__builtin_expect(--left < 0, 0)) goto D2_limit;                                        \
-    goto* delay2[ip->op];                                                                      \
   } while (0)
 
 #define SYNC_N                                                                                 \
@@ -131,64 +137,65 @@ RunResult Interp::run(Cpu::Core* const core, uint64_t max_insns,
 #define NEXT                                                                                   \
   do {                                                                                         \
     ip += 1;                                                                                   \
-    DISPATCH_N;                                                                                \
+    goto* ip->handler;                                                                         \
   } while (0)
 #define STALL(rd, s) (extra += (s))
 #define SYNC_STATE SYNC_N
 #define EXIT_BEFORE goto N_yield
-#define HALT_AFTER                                                                             \
-  do {                                                                                         \
-    ip += 1;                                                                                   \
-    goto N_halt;                                                                               \
-  } while (0)
-#define FAULT_EXIT goto fault
+#define FAULT_EXIT goto N_fault
+#define HALT_AFTER goto N_halt
 #include "vm/interp_ops.inc"
 
+N_fence: // the first slot of a segment, reached in sequence or by a jump (which charged 0)
+  CHARGE(ip->remaining, precise_N);
+  goto* normal[ip->op];
 N_DECODE:
-  CPU->build_slot(uint32_t(ip - slots));
-  goto* ip->handler;
+  CPU->build_segment(uint32_t(ip - slots));
+  ENTER_RUN; // the run was not charged: its length was unknown
 N_SLOW:
   SYNC_N;
   goto slow;
-  // A taken branch whose delay slot is a nop (rd = 1, set at predecode) skips dispatching
-  // the nop: it is counted, and the target follows at once.
+N_code_hit: // the store at ip overwrote predecoded code; its run may have changed
+  left += ip->remaining - 1;
+  CPU->invalidate_words(hit_ea / 4, hit_ea / 4 + 1);
+  ip += 1;
+  ENTER_RUN;
+
+  // A taken branch at ip. Its delay slot is charged here; the target's run when it starts.
+  // A delay slot holding a nop (rd = 1, set at predecode) is counted and skipped.
 #define TAKE_BRANCH                                                                            \
   do {                                                                                         \
     target = ip + int32_t(ip->imm);                                                            \
     ip += 1;                                                                                   \
+    CHARGE(1, precise_D1);                                                                     \
     if (ip[-1].rd) {                                                                           \
-      if (__builtin_expect(--left < 0, 0)) goto D1_limit;                                      \
       ip = target;                                                                             \
-      DISPATCH_N;                                                                              \
+      ENTER_RUN;                                                                               \
     }                                                                                          \
-    DISPATCH_D1;                                                                               \
+    goto* ip->delay1;                                                                          \
   } while (0)
 N_BT:
   TAKE_BRANCH;
 N_BCC:
   if (cond_holds(uint16_t(ip->rs1 | (ip->rs2 << 8)), SW())) TAKE_BRANCH;
-  NEXT;
-N_JMP_I : {
-  const uint32_t t = R[ip->rs1] + ip->imm;
-  if (!valid(t)) goto N_SLOW;
-  target = slots + t / 4;
-}
   ip += 1;
-  DISPATCH_D1;
-N_JMP_ADD_R : {
-  const uint32_t t = R[ip->rs1] + R[ip->rs2];
-  if (!valid(t)) goto N_SLOW;
-  target = slots + t / 4;
-}
-  ip += 1;
-  DISPATCH_D1;
-N_JMP_OR_R : {
-  const uint32_t t = R[ip->rs1] | R[ip->rs2];
-  if (!valid(t)) goto N_SLOW;
-  target = slots + t / 4;
-}
-  ip += 1;
-  DISPATCH_D1;
+  ENTER_RUN;
+#define JUMP_TO(address)                                                                       \
+  do {                                                                                         \
+    const uint32_t t_ = (address);                                                             \
+    if (!valid(t_)) goto N_SLOW;                                                               \
+    target = slots + t_ / 4;                                                                   \
+    ip += 1;                                                                                   \
+    CHARGE(1, precise_D1);                                                                     \
+    goto* ip->delay1;                                                                          \
+  } while (0)
+N_JMP_I:
+  JUMP_TO(R[ip->rs1] + ip->imm);
+N_JMP_ADD_R:
+  JUMP_TO(R[ip->rs1] + R[ip->rs2]);
+N_JMP_OR_R:
+  JUMP_TO(R[ip->rs1] | R[ip->rs2]);
+#undef JUMP_TO
 N_LDW_PC : {
   const uint32_t ea = R[ip->rs1] + ip->imm;
   if (!IN_SRAM(ea, 4)) goto N_SLOW;
@@ -197,20 +204,20 @@ N_LDW_PC : {
   target = slots + t / 4;
 }
   ip += 1;
-  DISPATCH_D2;
+  CHARGE(2, precise_D2);
+  goto* delay2[ip->op];
 
-  // sub.f + conditional branch. The branch's own slot (ip + 1) is a BCC predecoded together
-  // with this one; it holds the relative target. Two instructions: one more budget unit.
+  // sub.f + conditional branch. The branch's own slot (ip + 1), in the same segment and
+  // run, is a BCC predecoded together with this one; it holds the relative target.
 #define FUSED_BODY(expr)                                                                       \
   R[ip->rd] = a - b;                                                                           \
   core->lazy_a = a;                                                                            \
   core->lazy_b = b;                                                                            \
   core->lazy_sub = 1;                                                                          \
   ip += 1;                                                                                     \
-  if (__builtin_expect(--left < 0, 0)) goto N_limit;                                           \
   if (expr) TAKE_BRANCH;                                                                       \
   ip += 1;                                                                                     \
-  DISPATCH_N;
+  ENTER_RUN;
 #define FUSED_N(c, expr)                                                                       \
   N_SUBF_I_B##c : {                                                                            \
     const uint32_t a = R[ip->rs1], b = ip->imm;                                                \
@@ -230,6 +237,7 @@ N_LDW_PC : {
 #undef STALL
 #undef SYNC_STATE
 #undef EXIT_BEFORE
+#undef FAULT_EXIT
 #undef HALT_AFTER
 
   // ---- delay mode 1: the next instruction is `target` ------------------------------
@@ -237,22 +245,22 @@ N_LDW_PC : {
 #define NEXT                                                                                   \
   do {                                                                                         \
     ip = target;                                                                               \
-    DISPATCH_N;                                                                                \
+    ENTER_RUN;                                                                                 \
   } while (0)
 #define STALL(rd, s)                                                                           \
   ((rd) < 32 && target_reads(rd) ? (extra += CPU->costs_.load_use_cycles) : 0)
 #define SYNC_STATE SYNC_D1
 #define EXIT_BEFORE goto D1_yield
-#define HALT_AFTER                                                                             \
-  do {                                                                                         \
-    ip = target;                                                                               \
-    goto N_halt;                                                                               \
-  } while (0)
+#define FAULT_EXIT goto D1_fault
+#define HALT_AFTER goto D1_halt
 #include "vm/interp_ops.inc"
 
 D1_DECODE:
-  CPU->build_slot(uint32_t(ip - slots));
-  goto* delay1[ip->op];
+  CPU->build_segment(uint32_t(ip - slots));
+  goto* ip->delay1;
+D1_code_hit:
+  CPU->invalidate_words(hit_ea / 4, hit_ea / 4 + 1);
+  NEXT;
 D1_SLOW:
 D1_BT:
 D1_BCC:
@@ -273,6 +281,7 @@ D1_LDW_PC:
 #undef STALL
 #undef SYNC_STATE
 #undef EXIT_BEFORE
+#undef FAULT_EXIT
 #undef HALT_AFTER
 
   // ---- delay mode 2: the next instruction is ip + 1 in delay mode 1 ----------------
@@ -280,21 +289,21 @@ D1_LDW_PC:
 #define NEXT                                                                                   \
   do {                                                                                         \
     ip += 1;                                                                                   \
-    DISPATCH_D1;                                                                               \
+    goto* ip->delay1;                                                                          \
   } while (0)
 #define STALL(rd, s) (extra += (s))
 #define SYNC_STATE SYNC_D2
 #define EXIT_BEFORE goto D2_yield
-#define HALT_AFTER                                                                             \
-  do {                                                                                         \
-    ip += 1;                                                                                   \
-    goto D1_halt;                                                                              \
-  } while (0)
+#define FAULT_EXIT goto D2_fault
+#define HALT_AFTER goto D2_halt
 #include "vm/interp_ops.inc"
 
 D2_DECODE:
-  CPU->build_slot(uint32_t(ip - slots));
+  CPU->build_segment(uint32_t(ip - slots));
   goto* delay2[ip->op];
+D2_code_hit:
+  CPU->invalidate_words(hit_ea / 4, hit_ea / 4 + 1);
+  NEXT;
 D2_SLOW:
 D2_BT:
 D2_BCC:
@@ -302,6 +311,7 @@ D2_JMP_I:
 D2_JMP_ADD_R:
 D2_JMP_OR_R:
 D2_LDW_PC:
+  left += 1; // the reference model takes over with only this instruction charged
   SYNC_D2;
   goto slow;
 #define FUSED_D2(c, expr)                                                                      \
@@ -315,102 +325,134 @@ D2_LDW_PC:
 #undef STALL
 #undef SYNC_STATE
 #undef EXIT_BEFORE
-#undef HALT_AFTER
 #undef FAULT_EXIT
+#undef HALT_AFTER
 
   // ---- the reference model for everything else -------------------------------------
-slow:
+slow: // one instruction, already charged, at the synced pipeline state
   if (core->lazy_sub) materialize(core); // the reference model reads %sw directly
   st = CPU->step_one();
-  if (st == Cpu::StepStatus::Fault) goto fault;
-  if (st == Cpu::StepStatus::Yield) {
-    executed = uint64_t(started() - 1);
-    reason = StopReason::Yield;
+  if (st == Cpu::StepStatus::Fault || st == Cpu::StepStatus::Yield) {
+    left += 1; // it did not execute
+    reason = st == Cpu::StepStatus::Fault ? StopReason::Fault : StopReason::Yield;
     goto done;
   }
   if (st == Cpu::StepStatus::Halt) {
-    executed = uint64_t(started());
     CPU->halted_ = true;
     reason = StopReason::Halted;
     goto done;
   }
-reenter : {
+reenter : { // nothing charged; the pipeline state is in the Cpu
   const uint32_t pc = CPU->pc_, npc = CPU->npc_, nnpc = CPU->nnpc_;
   if (valid(pc)) {
     ip = slots + pc / 4;
-    if (npc == pc + 4 && nnpc == pc + 8) DISPATCH_N;
+    if (npc == pc + 4 && nnpc == pc + 8) ENTER_RUN;
     if (valid(npc) && nnpc == npc + 4) {
       target = slots + npc / 4;
-      DISPATCH_D1;
+      CHARGE(1, precise);
+      goto* ip->delay1;
     }
     if (npc == pc + 4 && valid(nnpc)) {
       target = slots + nnpc / 4;
-      DISPATCH_D2;
+      CHARGE(2, precise);
+      goto* delay2[ip->op];
     }
   }
   // A state the fast path cannot represent (e.g. a jump to a bad address is pending):
   // keep stepping the reference model, which will fault at the bad fetch.
-  if (--left < 0) {
-    executed = uint64_t(budget);
-    goto done;
-  }
+  CHARGE(1, precise);
   goto slow;
 }
 
-  // ---- exits -------------------------------------------------------------------------
-N_limit:
+  // ---- the last instructions of the budget, one at a time --------------------------
+precise_N:
   SYNC_N;
-  executed = uint64_t(budget);
-  goto done;
-D1_limit:
+  goto precise;
+precise_D1:
   SYNC_D1;
-  executed = uint64_t(budget);
-  goto done;
-D2_limit:
+  goto precise;
+precise_D2:
   SYNC_D2;
-  executed = uint64_t(budget);
+precise: // nothing charged; fewer instructions left than the next run would take
+  if (core->lazy_sub) materialize(core);
+  while (left > 0) {
+    st = CPU->step_one();
+    if (st == Cpu::StepStatus::Fault || st == Cpu::StepStatus::Yield) {
+      reason = st == Cpu::StepStatus::Fault ? StopReason::Fault : StopReason::Yield;
+      goto done;
+    }
+    left -= 1;
+    if (st == Cpu::StepStatus::Halt) {
+      CPU->halted_ = true;
+      reason = StopReason::Halted;
+      goto done;
+    }
+  }
+  reason = StopReason::Limit;
   goto done;
+
+  // ---- exits from inside a handler -----------------------------------------------------
+  // Before the instruction at ip (a fault, or a device asking for a retry): refund what was
+  // charged for it and after it. After it (halt): refund what was charged after it.
 N_yield:
+  left += ip->remaining;
   SYNC_N;
-  goto yield;
-D1_yield:
-  SYNC_D1;
-  goto yield;
-D2_yield:
-  SYNC_D2;
-yield:
-  executed = uint64_t(started() - 1);
   reason = StopReason::Yield;
   goto done;
-N_halt: // ip is the next instruction, sequential
+D1_yield:
+  left += 1;
+  SYNC_D1;
+  reason = StopReason::Yield;
+  goto done;
+D2_yield:
+  left += 2;
+  SYNC_D2;
+  reason = StopReason::Yield;
+  goto done;
+N_fault: // the reference model recorded the fault with the state synced before the access
+  left += ip->remaining;
+  reason = StopReason::Fault;
+  goto done;
+D1_fault:
+  left += 1;
+  reason = StopReason::Fault;
+  goto done;
+D2_fault:
+  left += 2;
+  reason = StopReason::Fault;
+  goto done;
+N_halt:
+  left += ip->remaining - 1;
+  ip += 1;
   SYNC_N;
   goto halt;
-D1_halt: // ip is the next instruction, itself in a delay slot before `target`
+D1_halt:
+  ip = target;
+  SYNC_N;
+  goto halt;
+D2_halt:
+  left += 1;
+  ip += 1;
   SYNC_D1;
 halt:
-  executed = uint64_t(started());
   CPU->halted_ = true;
   reason = StopReason::Halted;
-  goto done;
-fault: // the reference model recorded the fault with the state synced before the access
-  executed = uint64_t(started() - 1);
-  reason = StopReason::Fault;
-done:
+done : {
   if (core->lazy_sub) materialize(core);
+  const uint64_t executed = uint64_t(budget - left);
   CPU->instructions_ += executed;
   CPU->stall_cycles_ += extra;
   return {reason, executed};
+}
 
 #undef CPU
 #undef slots
 #undef SW
 #undef addr
 #undef valid
-#undef started
 #undef target_reads
-#undef DISPATCH_N
-#undef DISPATCH_D1
-#undef DISPATCH_D2
+#undef CHARGE
+#undef ENTER_RUN
 #undef SYNC_N
 #undef SYNC_D1
 #undef SYNC_D2

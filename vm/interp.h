@@ -61,18 +61,40 @@ enum FastOp : uint8_t {
       F_Count_
 };
 
+// Code is predecoded a segment of kSegmentWords words at a time. Within a segment, a run is
+// a stretch of slots executed one after another that ends at a control transfer (or any
+// slot that leaves the straight line: SLOW, a compare-and-branch) or at the segment's end.
+// The instruction budget is charged once per run instead of once per instruction:
+//   * a run entered by a jump, after a not-taken branch or on re-entry is charged `entry`
+//     (= `remaining`) by whoever enters it;
+//   * the first slot of every segment is a fence: its handler charges `remaining` itself
+//     and then runs the instruction, so straight-line code is charged segment by segment
+//     and entering a fence by a jump charges 0 (its `entry`).
+// A run that would overdraw the budget is finished by the reference model instead, so
+// run(n) still stops after exactly n instructions.
+inline constexpr uint32_t kSegmentWords = 16;
+
 struct Slot {
-  const void* handler; // normal-mode handler (label address in the interpreter loop)
+  const void* handler; // normal-mode entry: the op's handler, or FENCE at a segment start
+  const void* delay1;  // the op's delay-1 handler
   uint32_t imm;
-  uint8_t op; // FastOp: indexes the delay-slot handler tables
+  uint8_t op; // FastOp: indexes the delay-2 handler table
   uint8_t rd, rs1, rs2;
+  uint16_t remaining; // instructions from this slot to the end of its run (>= 1)
+  uint16_t entry;     // charged when a run starts here by a jump (0 at fences)
+  uint32_t unused = 0;
 };
-static_assert(sizeof(Slot) == 16);
+static_assert(sizeof(Slot) == 32);
 
 // Register index the fast path writes for architectural register r (r0/r1 -> the sink).
 inline constexpr uint8_t kSinkReg = 32;
 
-// Label addresses of the normal-mode handlers, exported by the interpreter loop.
-const void* const* fast_handlers();
+// Label addresses in the interpreter loop, exported for the predecoder.
+struct HandlerTables {
+  const void* const* normal;
+  const void* const* delay1;
+  const void* fence;
+};
+const HandlerTables& fast_handlers();
 
 } // namespace lanaikit::vm

@@ -38,7 +38,9 @@ FastOp store_op(Width w, AddrMode mode) {
 // from the operands, predecodes that branch now (the fused handler reads its slot) and
 // returns the fused op of the register-immediate form (F_SUBF_I_B*); otherwise 0.
 int Cpu::fused_branch(uint32_t index) {
-  if (index + 1 >= num_words_) return 0;
+  // The pair must sit in one segment: the fence at a segment start charges its run, and a
+  // fused handler runs the branch without passing through it.
+  if (index + 1 >= num_words_ || (index + 1) % kSegmentWords == 0) return 0;
   const auto next = isa::decode(load_be32(sram_.data() + 4 * (index + 1)));
   if (!next || next->op != Opcode::BR) return 0;
   int k = -1;
@@ -76,9 +78,9 @@ void Cpu::build_slot(uint32_t index) {
     s.rs1 = rs1;
     s.rs2 = rs2;
     s.imm = imm;
-    s.handler = fast_handlers()[op];
+    s.handler = fast_handlers().normal[op];
+    s.delay1 = fast_handlers().delay1[op];
   };
-  if (index >= num_words_) return set(F_SLOW); // the sentinel past the end of SRAM
   const uint32_t pc = index * 4;
   code_pages_[pc >> kCodePageShift] = 1;
   const auto decoded = isa::decode(load_be32(sram_.data() + pc));
@@ -238,19 +240,61 @@ void Cpu::build_slot(uint32_t index) {
   return set(F_SLOW);
 }
 
+// Ends a run: control transfers, and anything that leaves the straight line.
+static bool ends_run(uint8_t op) {
+  switch (op) {
+  case F_SLOW: case F_BT: case F_BCC: case F_JMP_I: case F_JMP_ADD_R: case F_JMP_OR_R:
+  case F_LDW_PC:
+    return true;
+  default: return false;
+  }
+}
+
+void Cpu::build_segment(uint32_t index) {
+  const uint32_t first = index - index % kSegmentWords;
+  const uint32_t end = std::min(first + kSegmentWords, num_words_);
+  for (uint32_t i = first; i < end; ++i)
+    if (slots_[i].op == F_DECODE) build_slot(i);
+  // Runs, from the back: a slot's run goes on to its successor unless it ends one, or the
+  // successor is the next segment's fence (or the sentinel past the end of SRAM).
+  for (uint32_t i = end; i-- > first;) {
+    Slot& s = slots_[i];
+    const bool last = i + 1 == end;
+    s.remaining = uint16_t(ends_run(s.op) || last ? 1 : 1 + slots_[i + 1].remaining);
+    s.entry = s.remaining;
+  }
+  slots_[first].handler = fast_handlers().fence;
+  slots_[first].entry = 0;
+}
+
 void Cpu::invalidate_words(uint32_t first_word, uint32_t last_word) {
-  // Two slots before the range too: a load's interlock stall and a branch's nop-in-delay-slot
-  // flag were computed from the next word, and a fused compare reads its branch's slot.
+  // Whole segments (their runs are computed together), from two words before the range:
+  // a load's interlock stall and a branch's nop-in-delay-slot flag were computed from the
+  // next word, and a fused compare reads its branch's slot.
   const uint32_t begin = first_word > 1 ? first_word - 2 : 0;
   const uint32_t end = std::min(last_word, num_words_);
-  const void* decode = fast_handlers()[F_DECODE];
-  for (uint32_t i = begin; i < end; ++i) {
-    slots_[i].handler = decode;
-    slots_[i].op = F_DECODE;
+  if (begin < end) {
+    const HandlerTables& h = fast_handlers();
+    const uint32_t seg_begin = begin - begin % kSegmentWords;
+    const uint32_t seg_end = std::min(num_words_, (end + kSegmentWords - 1) / kSegmentWords *
+                                                      kSegmentWords);
+    for (uint32_t i = seg_begin; i < seg_end; ++i) {
+      Slot& s = slots_[i];
+      s.handler = h.normal[F_DECODE];
+      s.delay1 = h.delay1[F_DECODE];
+      s.op = F_DECODE;
+      s.entry = 0; // a run entered here is charged once the segment is decoded
+      s.remaining = 1;
+    }
   }
-  // The sentinel past the end of SRAM is never decoded: fetching there faults.
-  slots_[num_words_].handler = fast_handlers()[F_SLOW];
-  slots_[num_words_].op = F_SLOW;
+  // The sentinel past the end of SRAM is never decoded: fetching there faults. It is a
+  // one-instruction run charged by itself (like a fence), whichever way it is reached.
+  Slot& sentinel = slots_[num_words_];
+  sentinel.op = F_SLOW;
+  sentinel.handler = fast_handlers().fence;
+  sentinel.delay1 = fast_handlers().delay1[F_SLOW];
+  sentinel.remaining = 1;
+  sentinel.entry = 0;
 }
 
 } // namespace lanaikit::vm
