@@ -77,7 +77,12 @@ RunResult Interp::run(Cpu::Core* const core, uint64_t max_insns, HandlerTables* 
   static const void* const delay1[] = {LANAIKIT_FAST_OPS(LANAIKIT_LABEL_D1)};
   static const void* const delay2[] = {LANAIKIT_FAST_OPS(LANAIKIT_LABEL_D2)};
   if (!core) {
+    // Label addresses are code addresses, valid for the program's lifetime; GCC's
+    // dangling-pointer analysis mistakes them for addresses of locals.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdangling-pointer"
     *export_tables = HandlerTables{normal, delay1, normal[F_Count_]};
+#pragma GCC diagnostic pop
     return {StopReason::Limit, 0};
   }
 
