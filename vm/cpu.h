@@ -186,17 +186,17 @@ private:
   uint64_t instructions_ = 0;
   uint64_t stall_cycles_ = 0;
 
-  // Predecoded code: one slot per SRAM word plus a sentinel past the end; a byte per
-  // 16-byte code granule that is set once any slot in it is decoded, so stores check one
-  // byte to know whether they may be overwriting code.
+  // Predecoded code: one slot per SRAM word plus a sentinel past the end; a byte per word
+  // that is set once its slot is decoded, so stores check one byte to know whether they
+  // may be overwriting code.
   std::unique_ptr<Slot[]> slots_;
   std::unique_ptr<uint32_t[]> reads_; // isa::regs_read of each decoded slot
   std::unique_ptr<uint8_t[]> code_pages_;
   uint32_t num_words_ = 0;
 };
 
-// Granule of the code map stores check: small, so that data next to code (a table right
-// after the text, a stack below a handler) rarely shares one with predecoded slots.
-inline constexpr unsigned kCodePageShift = 4;
+// Granule of the code map that stores check: one word, so that data next to code (a table
+// right after a function, the start of .bss) never shares a granule with predecoded slots.
+inline constexpr unsigned kCodePageShift = 2;
 
 } // namespace lanaikit::vm

@@ -253,18 +253,36 @@ static bool ends_run(uint8_t op) {
 void Cpu::build_segment(uint32_t index) {
   const uint32_t first = index - index % kSegmentWords;
   const uint32_t end = std::min(first + kSegmentWords, num_words_);
-  for (uint32_t i = first; i < end; ++i)
+  // Decode from `index` on, stopping after an unconditional transfer and its delay slots:
+  // what follows is reached only by a jump and may well be data (a table after a function,
+  // the start of .bss), which must not be marked as code or every store to it would drop
+  // predecoded slots.
+  for (uint32_t i = index; i < end; ++i) {
     if (slots_[i].op == F_DECODE) build_slot(i);
-  // Runs, from the back: a slot's run goes on to its successor unless it ends one, or the
-  // successor is the next segment's fence (or the sentinel past the end of SRAM).
+    const uint8_t op = slots_[i].op;
+    if (op == F_BT || op == F_JMP_I || op == F_JMP_ADD_R || op == F_JMP_OR_R || op == F_LDW_PC) {
+      const uint32_t last = std::min(end, i + (op == F_LDW_PC ? 3 : 2));
+      for (uint32_t j = i + 1; j < last; ++j)
+        if (slots_[j].op == F_DECODE) build_slot(j);
+      break;
+    }
+  }
+  // Runs over the segment's decoded slots, from the back. A run goes on into its successor
+  // unless it ends there (control transfer, SLOW) or the successor charges for itself: a
+  // slot not decoded yet (decoding it charges its run), the next segment's fence, or the
+  // sentinel past the end of SRAM.
   for (uint32_t i = end; i-- > first;) {
     Slot& s = slots_[i];
-    const bool last = i + 1 == end;
-    s.remaining = uint16_t(ends_run(s.op) || last ? 1 : 1 + slots_[i + 1].remaining);
+    if (s.op == F_DECODE) continue;
+    const bool next_charges =
+        i + 1 == end || i + 1 == num_words_ || slots_[i + 1].op == F_DECODE;
+    s.remaining = uint16_t(ends_run(s.op) || next_charges ? 1 : 1 + slots_[i + 1].remaining);
     s.entry = s.remaining;
   }
-  slots_[first].handler = fast_handlers().fence;
-  slots_[first].entry = 0;
+  if (slots_[first].op != F_DECODE) {
+    slots_[first].handler = fast_handlers().fence;
+    slots_[first].entry = 0;
+  }
 }
 
 void Cpu::invalidate_words(uint32_t first_word, uint32_t last_word) {
