@@ -31,7 +31,6 @@ Cpu::Cpu(Sram& sram, MmioDevice& mmio, CostModel costs)
     : sram_(sram), mmio_(mmio), costs_(costs) {
   num_words_ = sram.size() / 4;
   slots_ = std::make_unique<Slot[]>(num_words_ + 1);
-  reads_ = std::make_unique<uint32_t[]>(num_words_ + 1);
   code_pages_ = std::make_unique<uint8_t[]>((sram.size() >> kCodePageShift) + 1);
   core_.sram_size = sram.size();
   core_.sram_halves = sram.size() / 2;
@@ -39,7 +38,6 @@ Cpu::Cpu(Sram& sram, MmioDevice& mmio, CostModel costs)
   core_.mem = sram.data();
   core_.code_pages = code_pages_.get();
   core_.slots = slots_.get();
-  core_.reads = reads_.get();
   core_.cpu = this;
   invalidate_words(0, num_words_);
   reset(0);

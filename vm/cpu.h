@@ -152,6 +152,7 @@ private:
   void build_segment(uint32_t index); // the segment holding slot `index`, with its runs
   int fused_branch(uint32_t index);
   bool delay_slot_is_nop(uint32_t index) const;
+  bool next_reads_flags_directly(uint32_t index) const;
   void invalidate_words(uint32_t first_word, uint32_t last_word);
 
   Sram& sram_;
@@ -169,7 +170,6 @@ private:
     uint8_t* mem = nullptr;
     const uint8_t* code_pages = nullptr;
     Slot* slots = nullptr;
-    const uint32_t* reads = nullptr; // per slot: registers its instruction reads (if decoded)
     Cpu* cpu = nullptr;
     // Lazy flags of the fast interpreter: after a `sub.f` it records the operands instead of
     // computing Z N V C (the branch that usually follows decides from the operands). While
@@ -190,7 +190,6 @@ private:
   // that is set once its slot is decoded, so stores check one byte to know whether they
   // may be overwriting code.
   std::unique_ptr<Slot[]> slots_;
-  std::unique_ptr<uint32_t[]> reads_; // isa::regs_read of each decoded slot
   std::unique_ptr<uint8_t[]> code_pages_;
   uint32_t num_words_ = 0;
 };

@@ -109,7 +109,7 @@ RunResult Interp::run(Cpu::Core* const core, uint64_t max_insns, HandlerTables* 
   // Does the jump target read register r? From the predecoded mask, or by decoding it.
 #define target_reads(r)                                                                        \
   (__builtin_expect(target->op == F_DECODE, 0) ? target_reads_slow(core, target, (r))          \
-                                               : ((core->reads[target - slots] >> (r)) & 1) != 0)
+                                               : ((target->reads >> (r)) & 1) != 0)
 
   // Charges `n` to the budget, or, if that would overdraw it, goes to `precise`.
 #define CHARGE(n, precise)                                                                     \
@@ -172,11 +172,12 @@ N_code_hit: // the store at ip overwrote predecoded code; its run may have chang
   do {                                                                                         \
     target = ip + int32_t(ip->imm);                                                            \
     ip += 1;                                                                                   \
-    CHARGE(1, precise_D1);                                                                     \
-    if (ip[-1].rd) {                                                                           \
+    if (ip[-1].rd) { /* the nop and the target's run, in one charge */                         \
+      CHARGE(1 + target->entry, precise_D1);                                                   \
       ip = target;                                                                             \
-      ENTER_RUN;                                                                               \
+      goto* ip->handler;                                                                       \
     }                                                                                          \
+    CHARGE(1, precise_D1);                                                                     \
     goto* ip->delay1;                                                                          \
   } while (0)
 N_BT:
@@ -185,6 +186,22 @@ N_BCC:
   if (cond_holds(uint16_t(ip->rs1 | (ip->rs2 << 8)), SW())) TAKE_BRANCH;
   ip += 1;
   ENTER_RUN;
+  // The same, for the conditions a compare's operands decide directly.
+#define BCC_N(c, expr)                                                                         \
+  N_BCC_##c : {                                                                                \
+    bool taken_;                                                                               \
+    if (__builtin_expect(core->lazy_sub, 1)) {                                                 \
+      const uint32_t a = core->lazy_a, b = core->lazy_b;                                       \
+      taken_ = (expr);                                                                         \
+    } else {                                                                                   \
+      taken_ = cond_holds(uint16_t(ip->rs1 | (ip->rs2 << 8)), R[kSwReg]);                      \
+    }                                                                                          \
+    if (taken_) TAKE_BRANCH;                                                                   \
+    ip += 1;                                                                                   \
+    ENTER_RUN;                                                                                 \
+  }
+  LANAIKIT_FUSED_CONDS(BCC_N)
+#undef BCC_N
 #define JUMP_TO(address)                                                                       \
   do {                                                                                         \
     const uint32_t t_ = (address);                                                             \
@@ -273,6 +290,9 @@ D1_JMP_I:
 D1_JMP_ADD_R:
 D1_JMP_OR_R:
 D1_LDW_PC:
+#define BCC_D1(c, expr) D1_BCC_##c:
+  LANAIKIT_FUSED_CONDS(BCC_D1)
+#undef BCC_D1
   SYNC_D1;
   goto slow;
 #define FUSED_D1(c, expr)                                                                      \
@@ -316,6 +336,9 @@ D2_JMP_I:
 D2_JMP_ADD_R:
 D2_JMP_OR_R:
 D2_LDW_PC:
+#define BCC_D2(c, expr) D2_BCC_##c:
+  LANAIKIT_FUSED_CONDS(BCC_D2)
+#undef BCC_D2
   left += 1; // the reference model takes over with only this instruction charged
   SYNC_D2;
   goto slow;

@@ -21,6 +21,8 @@ namespace lanaikit::vm {
   X(ADD_I) X(ADDC_I) X(SUBB_I) X(AND_I) X(OR_I) X(XOR_I) X(SHL_I) X(SHR_I) X(SAR_I)             \
   /* register-immediate, setting flags */                                                      \
   X(ADD_IF) X(ADDC_IF) X(SUB_IF) X(SUBB_IF) X(AND_IF) X(OR_IF) X(XOR_IF) X(SH_IF) X(SHA_IF)     \
+  /* sub.f whose flags the next instruction reads other than as a branch: computed at once */ \
+  X(SUBE_IF) X(SUBE_RF)                                                                        \
   /* register-register, condition true, no flags / flags */                                    \
   X(ADD_R) X(ADDC_R) X(SUB_R) X(SUBB_R) X(AND_R) X(OR_R) X(XOR_R) X(SH_R) X(SHA_R)              \
   X(ADD_RF) X(ADDC_RF) X(SUB_RF) X(SUBB_RF) X(AND_RF) X(OR_RF) X(XOR_RF) X(SH_RF) X(SHA_RF)     \
@@ -41,7 +43,10 @@ namespace lanaikit::vm {
   /* sub.f fused with the conditional branch in the next slot (normal mode only; in a delay  \
      slot they are plain sub.f). The branch's slot holds the target; the condition is in the  \
      op, decided from the operands. */                                                        \
-  LANAIKIT_FUSED_OPS(X)
+  LANAIKIT_FUSED_OPS(X)                                                                        \
+  /* conditional branches by condition: decided from a lazy compare's operands directly */  \
+  X(BCC_EQ) X(BCC_NE) X(BCC_CS) X(BCC_CC) X(BCC_HI) X(BCC_LS)                                  \
+  X(BCC_GE) X(BCC_LT) X(BCC_GT) X(BCC_LE) X(BCC_MI) X(BCC_PL)
 
 #define LANAIKIT_FUSED_CONDS(Y)                                                                \
   Y(EQ, a == b) Y(NE, a != b) Y(CS, a >= b) Y(CC, a < b) Y(HI, a > b) Y(LS, a <= b)            \
@@ -82,7 +87,7 @@ struct Slot {
   uint8_t rd, rs1, rs2;
   uint16_t remaining; // instructions from this slot to the end of its run (>= 1)
   uint16_t entry;     // charged when a run starts here by a jump (0 at fences)
-  uint32_t unused = 0;
+  uint32_t reads;     // registers the instruction reads (load-use interlock of delay slots)
 };
 static_assert(sizeof(Slot) == 32);
 

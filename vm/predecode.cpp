@@ -34,6 +34,26 @@ FastOp store_op(Width w, AddrMode mode) {
 
 } // namespace
 
+// The conditions decided directly from a compare's operands, in the order of
+// LANAIKIT_FUSED_CONDS (vm/interp.h); -1 for the others.
+static int direct_cond_index(isa::Cond c) {
+  switch (c) {
+  case isa::Cond::EQ: return 0;
+  case isa::Cond::NE: return 1;
+  case isa::Cond::CS: return 2;
+  case isa::Cond::CC: return 3;
+  case isa::Cond::HI: return 4;
+  case isa::Cond::LS: return 5;
+  case isa::Cond::GE: return 6;
+  case isa::Cond::LT: return 7;
+  case isa::Cond::GT: return 8;
+  case isa::Cond::LE: return 9;
+  case isa::Cond::MI: return 10;
+  case isa::Cond::PL: return 11;
+  default: return -1;
+  }
+}
+
 // If the word after the sub.f at `index` is a conditional branch the fused handlers decide
 // from the operands, predecodes that branch now (the fused handler reads its slot) and
 // returns the fused op of the register-immediate form (F_SUBF_I_B*); otherwise 0.
@@ -43,25 +63,21 @@ int Cpu::fused_branch(uint32_t index) {
   if (index + 1 >= num_words_ || (index + 1) % kSegmentWords == 0) return 0;
   const auto next = isa::decode(load_be32(sram_.data() + 4 * (index + 1)));
   if (!next || next->op != Opcode::BR) return 0;
-  int k = -1;
-  switch (next->cond) {
-  case isa::Cond::EQ: k = 0; break;
-  case isa::Cond::NE: k = 1; break;
-  case isa::Cond::CS: k = 2; break;
-  case isa::Cond::CC: k = 3; break;
-  case isa::Cond::HI: k = 4; break;
-  case isa::Cond::LS: k = 5; break;
-  case isa::Cond::GE: k = 6; break;
-  case isa::Cond::LT: k = 7; break;
-  case isa::Cond::GT: k = 8; break;
-  case isa::Cond::LE: k = 9; break;
-  case isa::Cond::MI: k = 10; break;
-  case isa::Cond::PL: k = 11; break;
-  default: return 0;
-  }
+  const int k = direct_cond_index(next->cond);
+  if (k < 0) return 0;
   build_slot(index + 1);
-  if (slots_[index + 1].op != F_BCC) return 0;
+  if (slots_[index + 1].op != F_BCC_EQ + k) return 0;
   return F_SUBF_I_BEQ + k;
+}
+
+// Whether the word after `index` reads the flags other than as a branch a compare's
+// operands decide (sel, scc, predicated ALU, addc/subb): then a compare at `index` computes
+// its flags at once instead of leaving them lazy.
+bool Cpu::next_reads_flags_directly(uint32_t index) const {
+  if (index + 1 >= num_words_) return false;
+  const auto next = isa::decode(load_be32(sram_.data() + 4 * (index + 1)));
+  if (!next || !isa::reads_flags(*next)) return false;
+  return !(next->op == Opcode::BR && direct_cond_index(next->cond) >= 0);
 }
 
 bool Cpu::delay_slot_is_nop(uint32_t index) const {
@@ -84,7 +100,7 @@ void Cpu::build_slot(uint32_t index) {
   const uint32_t pc = index * 4;
   code_pages_[pc >> kCodePageShift] = 1;
   const auto decoded = isa::decode(load_be32(sram_.data() + pc));
-  reads_[index] = decoded ? isa::regs_read(*decoded) : 0;
+  s.reads = decoded ? isa::regs_read(*decoded) : 0;
   if (!decoded) return set(F_SLOW); // the reference model reports the illegal instruction
   const isa::Inst& in = *decoded;
   const bool reads_pc = ((isa::regs_read(in) >> isa::PC) & 1) != 0;
@@ -111,6 +127,8 @@ void Cpu::build_slot(uint32_t index) {
         if (const int fused = fused_branch(index)) return set(FastOp(fused), rd, in.rs1, 0, in.imm);
       static constexpr FastOp kFlagOps[] = {F_ADD_IF, F_ADDC_IF, F_SUB_IF, F_SUBB_IF, F_AND_IF,
                                             F_OR_IF,  F_XOR_IF,  F_SH_IF,  F_SHA_IF};
+      if (in.op == Opcode::SUB_I && next_reads_flags_directly(index))
+        return set(F_SUBE_IF, rd, in.rs1, 0, in.imm);
       return set(kFlagOps[int(in.op) - int(Opcode::ADD_I)], rd, in.rs1, 0, in.imm);
     }
     const int32_t amount = int32_t(in.imm);
@@ -166,6 +184,8 @@ void Cpu::build_slot(uint32_t index) {
     if (in.op == Opcode::SUB_R && in.set_flags)
       if (const int fused = fused_branch(index))
         return set(FastOp(fused + (F_SUBF_R_BEQ - F_SUBF_I_BEQ)), dest(in.rd), in.rs1, in.rs2);
+    if (in.op == Opcode::SUB_R && in.set_flags && next_reads_flags_directly(index))
+      return set(F_SUBE_RF, dest(in.rd), in.rs1, in.rs2);
     return set(FastOp((in.set_flags ? F_ADD_RF : F_ADD_R) + k), dest(in.rd), in.rs1, in.rs2);
   }
   case Opcode::SELECT:
@@ -193,7 +213,9 @@ void Cpu::build_slot(uint32_t index) {
       const uint8_t nop_slot = delay_slot_is_nop(index) ? 1 : 0;
       if (in.cond == isa::Cond::T) return set(F_BT, nop_slot, 0, 0, rel);
       const uint16_t mask = kCondMask[unsigned(in.cond)];
-      return set(F_BCC, nop_slot, uint8_t(mask & 0xFF), uint8_t(mask >> 8), rel);
+      const int k = direct_cond_index(in.cond);
+      return set(k < 0 ? F_BCC : FastOp(F_BCC_EQ + k), nop_slot, uint8_t(mask & 0xFF),
+                 uint8_t(mask >> 8), rel);
     }
   case Opcode::BRR: return set(F_SLOW);
   case Opcode::LDADDR:
@@ -246,7 +268,7 @@ static bool ends_run(uint8_t op) {
   case F_SLOW: case F_BT: case F_BCC: case F_JMP_I: case F_JMP_ADD_R: case F_JMP_OR_R:
   case F_LDW_PC:
     return true;
-  default: return false;
+  default: return op >= F_BCC_EQ && op <= F_BCC_PL;
   }
 }
 
