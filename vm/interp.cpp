@@ -145,6 +145,7 @@ RunResult Interp::run(Cpu::Core* const core, uint64_t max_insns, HandlerTables* 
     goto* ip->handler;                                                                         \
   } while (0)
 #define STALL(rd, s) (extra += (s))
+#define NO_STALL(rd, s) ((void)0)
 #define SYNC_STATE SYNC_N
 #define EXIT_BEFORE goto N_yield
 #define FAULT_EXIT goto N_fault
@@ -170,7 +171,7 @@ N_code_hit: // the store at ip overwrote predecoded code; its run may have chang
   // A delay slot holding a nop (rd = 1, set at predecode) is counted and skipped.
 #define TAKE_BRANCH                                                                            \
   do {                                                                                         \
-    target = ip + int32_t(ip->imm);                                                            \
+    target = reinterpret_cast<const Slot*>(reinterpret_cast<const char*>(ip) + int32_t(ip->imm)); \
     ip += 1;                                                                                   \
     if (ip[-1].rd) { /* the nop and the target's run, in one charge */                         \
       CHARGE(1 + target->entry, precise_D1);                                                   \
@@ -257,6 +258,7 @@ N_LDW_PC : {
 #undef PREFIX
 #undef NEXT
 #undef STALL
+#undef NO_STALL
 #undef SYNC_STATE
 #undef EXIT_BEFORE
 #undef FAULT_EXIT
@@ -271,6 +273,7 @@ N_LDW_PC : {
   } while (0)
 #define STALL(rd, s)                                                                           \
   ((rd) < 32 && target_reads(rd) ? (extra += CPU->costs_.load_use_cycles) : 0)
+#define NO_STALL(rd, s) STALL(rd, s)
 #define SYNC_STATE SYNC_D1
 #define EXIT_BEFORE goto D1_yield
 #define FAULT_EXIT goto D1_fault
@@ -304,6 +307,7 @@ D1_LDW_PC:
 #undef PREFIX
 #undef NEXT
 #undef STALL
+#undef NO_STALL
 #undef SYNC_STATE
 #undef EXIT_BEFORE
 #undef FAULT_EXIT
@@ -317,6 +321,7 @@ D1_LDW_PC:
     goto* ip->delay1;                                                                          \
   } while (0)
 #define STALL(rd, s) (extra += (s))
+#define NO_STALL(rd, s) ((void)0)
 #define SYNC_STATE SYNC_D2
 #define EXIT_BEFORE goto D2_yield
 #define FAULT_EXIT goto D2_fault
@@ -351,6 +356,7 @@ D2_LDW_PC:
 #undef PREFIX
 #undef NEXT
 #undef STALL
+#undef NO_STALL
 #undef SYNC_STATE
 #undef EXIT_BEFORE
 #undef FAULT_EXIT

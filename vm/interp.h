@@ -35,6 +35,12 @@ namespace lanaikit::vm {
   X(LDW_POST) X(LDH_POST) X(LDHU_POST) X(LDB_POST) X(LDBU_POST)                                \
   /* loads: rd <- mem[rs1 + rs2]; imm holds the load-use stall */                              \
   X(LDW_RR) X(LDH_RR) X(LDHU_RR) X(LDB_RR) X(LDBU_RR)                                          \
+  /* the same twenty loads when the next instruction reads rd (the interlock stalls): the  \
+     plain forms above then need not count a stall at all. Same order, kLoadStallOps on. */  \
+  X(LDW_S) X(LDH_S) X(LDHU_S) X(LDB_S) X(LDBU_S)                                               \
+  X(LDW_S_PRE) X(LDH_S_PRE) X(LDHU_S_PRE) X(LDB_S_PRE) X(LDBU_S_PRE)                           \
+  X(LDW_S_POST) X(LDH_S_POST) X(LDHU_S_POST) X(LDB_S_POST) X(LDBU_S_POST)                      \
+  X(LDW_S_RR) X(LDH_S_RR) X(LDHU_S_RR) X(LDB_S_RR) X(LDBU_S_RR)                                \
   /* stores: mem[rs1 + imm] <- rd, or mem[rs1 + rs2] <- rd */                                  \
   X(STW) X(STH) X(STB) X(STW_PRE) X(STH_PRE) X(STB_PRE) X(STW_POST) X(STH_POST) X(STB_POST)    \
   X(STW_RR) X(STH_RR) X(STB_RR)                                                                \
@@ -90,6 +96,9 @@ struct Slot {
   uint32_t reads;     // registers the instruction reads (load-use interlock of delay slots)
 };
 static_assert(sizeof(Slot) == 32);
+
+// Distance from a load op to its stalling twin (LDW -> LDW_S).
+inline constexpr int kLoadStallOps = 20;
 
 // Register index the fast path writes for architectural register r (r0/r1 -> the sink).
 inline constexpr uint8_t kSinkReg = 32;

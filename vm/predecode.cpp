@@ -101,6 +101,14 @@ void Cpu::build_slot(uint32_t index) {
   code_pages_[pc >> kCodePageShift] = 1;
   const auto decoded = isa::decode(load_be32(sram_.data() + pc));
   s.reads = decoded ? isa::regs_read(*decoded) : 0;
+  // A load whose successor reads its destination takes the stalling twin of its op, which
+  // counts the stall kept in rs2 (register+offset forms) or imm (register+register).
+  auto set_load = [&](FastOp op, uint8_t rd, uint8_t rs1, uint8_t rs2_or_stall,
+                      uint32_t imm_or_stall) {
+    const bool rr = op >= F_LDW_RR && op <= F_LDBU_RR;
+    const uint32_t stall = rr ? imm_or_stall : rs2_or_stall;
+    set(stall ? FastOp(op + kLoadStallOps) : op, rd, rs1, rs2_or_stall, imm_or_stall);
+  };
   if (!decoded) return set(F_SLOW); // the reference model reports the illegal instruction
   const isa::Inst& in = *decoded;
   const bool reads_pc = ((isa::regs_read(in) >> isa::PC) & 1) != 0;
@@ -207,9 +215,9 @@ void Cpu::build_slot(uint32_t index) {
     if (in.cond == isa::Cond::F) return set(F_NOP);
     if (!valid_target(in.imm)) return set(F_SLOW);
     {
-      // Targets are relative slot offsets so the handler needs only `ip`; rd says whether
+      // Targets are byte offsets between slots so the handler needs only `ip`; rd says whether
       // the delay slot holds a nop the handler may skip.
-      const uint32_t rel = in.imm / 4 - index;
+      const uint32_t rel = (in.imm / 4 - index) * uint32_t(sizeof(Slot)); // bytes
       const uint8_t nop_slot = delay_slot_is_nop(index) ? 1 : 0;
       if (in.cond == isa::Cond::T) return set(F_BT, nop_slot, 0, 0, rel);
       const uint16_t mask = kCondMask[unsigned(in.cond)];
@@ -220,7 +228,7 @@ void Cpu::build_slot(uint32_t index) {
   case Opcode::BRR: return set(F_SLOW);
   case Opcode::LDADDR:
     if (in.rd == isa::PC) return set(F_SLOW);
-    return set(F_LDW, dest(in.rd), isa::R0, stall_after(in.rd), in.imm);
+    return set_load(F_LDW, dest(in.rd), isa::R0, stall_after(in.rd), in.imm);
   case Opcode::STADDR:
     if (in.rd == isa::PC) return set(F_SLOW);
     return set(F_STW, in.rd, isa::R0, 0, in.imm);
@@ -246,7 +254,7 @@ void Cpu::build_slot(uint32_t index) {
       }
       if (in.rd == isa::PC) return set(F_SLOW);
       const FastOp op = FastOp(F_LDW_RR + (load_op(in.width, in.zero_ext, mode) - F_LDW));
-      return set(op, dest(in.rd), in.rs1, in.rs2, stall_after(in.rd));
+      return set_load(op, dest(in.rd), in.rs1, in.rs2, stall_after(in.rd));
     }
     if (in.is_store()) return set(store_op(in.width, mode), in.rd, in.rs1, 0, offset);
     if (in.rd == isa::PC) {
@@ -254,8 +262,8 @@ void Cpu::build_slot(uint32_t index) {
         return set(F_LDW_PC, 0, in.rs1, 0, offset);
       return set(F_SLOW);
     }
-    return set(load_op(in.width, in.zero_ext, mode), dest(in.rd), in.rs1, stall_after(in.rd),
-               offset);
+    return set_load(load_op(in.width, in.zero_ext, mode), dest(in.rd), in.rs1, stall_after(in.rd),
+                    offset);
   }
   case Opcode::Count_: break;
   }
