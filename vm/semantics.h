@@ -85,10 +85,11 @@ struct ArithResult {
   uint32_t flags;
 };
 inline ArithResult add_with_carry(uint32_t a, uint32_t b, uint32_t carry_in) {
-  const uint64_t wide = uint64_t(a) + uint64_t(b) + carry_in;
-  const uint32_t value = uint32_t(wide);
-  const bool overflow = (~(a ^ b) & (a ^ value)) >> 31;
-  return {value, zn_flags(value) | (overflow ? kFlagV : 0) | ((wide >> 32) ? kFlagC : 0)};
+  uint32_t partial, value;
+  const bool carry = __builtin_add_overflow(a, b, &partial) |
+                     __builtin_add_overflow(partial, carry_in, &value);
+  const uint32_t overflow = (~(a ^ b) & (a ^ value)) >> 31;
+  return {value, zn_flags(value) | (overflow << 1) | uint32_t(carry)};
 }
 // sub(a,b) == a + ~b + 1; subb(a,b) == a + ~b + C.
 inline ArithResult sub_with_borrow(uint32_t a, uint32_t b, uint32_t carry_in) {
