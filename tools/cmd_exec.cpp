@@ -13,6 +13,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <string_view>
 
 namespace lanaikit::tools {
 
@@ -33,7 +34,32 @@ const char* const kHelp =
     "  --trace             print every executed instruction on stderr (reference model)\n"
     "  --reference         run on the reference model instead of the fast interpreter\n"
     "                      (same results, slower; for checking the emulator itself)\n"
-    "  --stats             print instructions, cycles, stalls and speed on stderr\n";
+    "  --stats             print instructions, cycles, stalls and speed on stderr\n"
+    "  --cost K=N,...      cycle model (docs/vm.md): base, load-use, mmio; default\n"
+    "                      base=1,load-use=1,mmio=2\n";
+
+// "base=1,load-use=2,mmio=4": any subset, in any order.
+vm::CostModel parse_costs(std::string_view text) {
+  vm::CostModel costs;
+  while (!text.empty()) {
+    const size_t comma = text.find(',');
+    const std::string_view item = text.substr(0, comma);
+    text = comma == std::string_view::npos ? std::string_view{} : text.substr(comma + 1);
+    const size_t eq = item.find('=');
+    if (eq == std::string_view::npos)
+      throw UsageError("--cost expects KEY=N items, got '" + std::string(item) + "'");
+    const std::string_view key = item.substr(0, eq);
+    const uint64_t value = parse_count("--cost " + std::string(key), item.substr(eq + 1));
+    if (value > 1000000) throw UsageError("--cost " + std::string(key) + " is implausibly large");
+    if (key == "base") costs.base_cycles = uint32_t(value);
+    else if (key == "load-use") costs.load_use_cycles = uint32_t(value);
+    else if (key == "mmio") costs.mmio_cycles = uint32_t(value);
+    else
+      throw UsageError("--cost: unknown key '" + std::string(key) +
+                       "' (expected base, load-use or mmio)");
+  }
+  return costs;
+}
 
 } // namespace
 
@@ -42,6 +68,7 @@ int cmd_exec(int argc, char** argv) {
   uint64_t max_insns = 10'000'000'000ull;
   uint64_t sram_size = 256 * 1024;
   bool trace = false, stats = false, reference = false;
+  vm::CostModel costs;
   try {
     Args args(argc, argv, 2);
     while (!args.empty()) {
@@ -53,6 +80,7 @@ int cmd_exec(int argc, char** argv) {
       else if (a == "--sram-size") sram_size = parse_count(a, args.value_for(a));
       else if (a == "--trace") trace = true;
       else if (a == "--reference") reference = true;
+      else if (a == "--cost") costs = parse_costs(args.value_for(a));
       else if (a == "--stats") stats = true;
       else if (!a.empty() && a[0] == '-') throw UsageError("unknown option '" + a + "'");
       else if (path.empty()) path = a;
@@ -74,7 +102,7 @@ int cmd_exec(int argc, char** argv) {
   vm::Sram sram{uint32_t(sram_size)};
   vm::BareIo io{uint32_t(sram_size)};
   io.echo_to(stdout);
-  vm::Cpu cpu(sram, io);
+  vm::Cpu cpu(sram, io, costs);
   if (const std::string err = load_image(*image, cpu); !err.empty()) {
     std::fprintf(stderr, "lanaikit exec: %s: %s\n", path.c_str(), err.c_str());
     return 1;

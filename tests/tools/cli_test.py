@@ -148,6 +148,15 @@ def main():
         c.check("exec is deterministic", p2.stdout == p.stdout and
                 re.findall(r"^(?:instructions|cycles): \d+$", p2.stderr, re.M) ==
                 re.findall(r"^(?:instructions|cycles): \d+$", p.stderr, re.M))
+        # the cycle model is configurable: cycles = insns * base + stalls
+        p3 = run([lk, "exec", hello, "--stats", "--cost", "base=3,load-use=0,mmio=0"])
+        st3 = dict(re.findall(r"^(instructions|cycles|stall cycles): (\d+)$", p3.stderr, re.M))
+        c.check("exec --cost changes the cycle model",
+                p3.returncode == 42 and st3.get("stall cycles") == "0" and
+                int(st3["cycles"]) == 3 * int(st3["instructions"]), p3.stderr)
+        p3 = run([lk, "exec", hello, "--cost", "speed=9"])
+        c.check("exec --cost rejects unknown keys", p3.returncode == 2 and "speed" in p3.stderr,
+                p3.stderr)
         p = run([lk, "exec", hello, "--trace"])
         trace = [l for l in p.stderr.splitlines() if re.match(r"^[0-9a-f]{8}: [0-9a-f]{8}  ", l)]
         c.check("exec --trace prints every instruction",
