@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -57,6 +58,12 @@ inline uint64_t parse_count(std::string_view flag, std::string_view text) {
     throw UsageError("option " + std::string(flag) + " expects a non-negative integer, got '" +
                      std::string(text) + "'");
   return value * multiplier;
+}
+
+// "lanaikit CMD: message" and a pointer to --help, on stderr; returns the usage status 2.
+inline int report_usage_error(const char* command, const UsageError& e) {
+  std::fprintf(stderr, "lanaikit %s: %s\n(see 'lanaikit %s --help')\n", command, e.what(), command);
+  return 2;
 }
 
 } // namespace lanaikit::tools

@@ -75,8 +75,7 @@ int cmd_build(int argc, char** argv) {
     if (output.empty()) throw UsageError("no output file: use -o OUT.elf");
     if (inputs.empty()) throw UsageError("no input files");
   } catch (const UsageError& e) {
-    std::fprintf(stderr, "lanaikit build: %s\n(see 'lanaikit build --help')\n", e.what());
-    return 2;
+    return report_usage_error("build", e);
   }
 
   std::vector<std::string> warnings;

@@ -2,6 +2,7 @@
 // be compared with `llvm-objdump -d`.
 #include "tools/args.h"
 #include "tools/commands.h"
+#include "tools/loader.h"
 
 #include "assembler/elf.h"
 #include "isa/inst.h"
@@ -42,14 +43,10 @@ int cmd_disasm(int argc, char** argv) {
     }
     if (path.empty()) throw UsageError("no image given");
   } catch (const UsageError& e) {
-    std::fprintf(stderr, "lanaikit disasm: %s\n(see 'lanaikit disasm --help')\n", e.what());
-    return 2;
+    return report_usage_error("disasm", e);
   }
-  auto image = assembler::read_elf(path);
-  if (!image) {
-    std::fprintf(stderr, "lanaikit disasm: %s\n", llvm::toString(image.takeError()).c_str());
-    return 1;
-  }
+  const auto image = read_image("disasm", path);
+  if (!image) return 1;
   for (const auto& seg : image->segments) {
     if (!seg.exec) continue;
     for (uint32_t off = 0; off + 4 <= seg.bytes.size(); off += 4) {

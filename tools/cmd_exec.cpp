@@ -90,15 +90,11 @@ int cmd_exec(int argc, char** argv) {
     if (sram_size == 0 || sram_size % 4 != 0 || sram_size > 0x80000000ull)
       throw UsageError("--sram-size must be a non-zero multiple of 4 up to 2G");
   } catch (const UsageError& e) {
-    std::fprintf(stderr, "lanaikit exec: %s\n(see 'lanaikit exec --help')\n", e.what());
-    return 2;
+    return report_usage_error("exec", e);
   }
 
-  auto image = assembler::read_elf(path);
-  if (!image) {
-    std::fprintf(stderr, "lanaikit exec: %s\n", llvm::toString(image.takeError()).c_str());
-    return 1;
-  }
+  const auto image = read_image("exec", path);
+  if (!image) return 1;
   vm::Sram sram{uint32_t(sram_size)};
   vm::BareIo io{uint32_t(sram_size)};
   io.echo_to(stdout);

@@ -1,5 +1,10 @@
 #include "tools/loader.h"
 
+#include "assembler/elf.h"
+
+#include "llvm/Support/Error.h"
+
+#include <cstdio>
 #include <vector>
 
 namespace lanaikit::tools {
@@ -18,6 +23,15 @@ std::string load_image(const assembler::FirmwareImage& image, vm::Cpu& cpu) {
   }
   cpu.reset(image.entry);
   return {};
+}
+
+std::optional<assembler::FirmwareImage> read_image(const char* command, const std::string& path) {
+  auto image = assembler::read_elf(path);
+  if (!image) {
+    std::fprintf(stderr, "lanaikit %s: %s\n", command, llvm::toString(image.takeError()).c_str());
+    return std::nullopt;
+  }
+  return std::move(*image);
 }
 
 } // namespace lanaikit::tools

@@ -4,11 +4,15 @@
 #include "assembler/image.h"
 #include "vm/cpu.h"
 
+#include <optional>
 #include <string>
 
 namespace lanaikit::tools {
 
 // Returns an error message, or "" on success.
 std::string load_image(const assembler::FirmwareImage& image, vm::Cpu& cpu);
+
+// Reads a Lanai ELF image; on failure prints "lanaikit COMMAND: why" and returns nullopt.
+std::optional<assembler::FirmwareImage> read_image(const char* command, const std::string& path);
 
 } // namespace lanaikit::tools
