@@ -4,10 +4,8 @@
 #include "tools/commands.h"
 #include "tools/loader.h"
 
-#include "assembler/elf.h"
 #include "isa/inst.h"
 
-#include "llvm/Support/Error.h"
 
 #include <cstdio>
 

@@ -3,13 +3,11 @@
 #include "tools/commands.h"
 #include "tools/loader.h"
 
-#include "assembler/elf.h"
 #include "isa/inst.h"
 #include "vm/cpu.h"
 #include "vm/mmio.h"
 #include "vm/sram.h"
 
-#include "llvm/Support/Error.h"
 
 #include <chrono>
 #include <cstdio>
