@@ -5,6 +5,8 @@
 #include "vm/semantics.h"
 
 #include <algorithm>
+#include <new>
+#include <type_traits>
 #include <cstdio>
 
 namespace lanaikit::vm {
@@ -28,14 +30,15 @@ const char* fault_kind_name(FaultKind kind) {
 }
 
 Cpu::Cpu(Sram& sram, MmioDevice& mmio, CostModel costs)
-    : sram_(sram), mmio_(mmio), costs_(costs) {
+    : sram_(sram), mmio_(mmio), costs_(costs), core_(*new (sram.header()) Core{}) {
+  static_assert(sizeof(Core) <= Sram::kHeaderBytes, "the core state must fit the SRAM header");
+  static_assert(std::is_trivially_destructible_v<Core>);
   num_words_ = sram.size() / 4;
   slots_ = std::make_unique<Slot[]>(num_words_ + 1);
   code_pages_ = std::make_unique<uint8_t[]>((sram.size() >> kCodePageShift) + 1);
   core_.sram_size = sram.size();
   core_.sram_halves = sram.size() / 2;
   core_.sram_words = sram.size() / 4;
-  core_.mem = sram.data();
   core_.code_pages = code_pages_.get();
   core_.slots = slots_.get();
   core_.cpu = this;

@@ -159,15 +159,15 @@ private:
   MmioDevice& mmio_;
   CostModel costs_;
 
-  // What the fast interpreter's handlers touch, reachable from one base register:
-  // r0..r31, a sink at kSinkReg (32) that the fast path writes instead of r0/r1, the status
-  // word at kSwReg (33), then the SRAM size and the code-page map.
+  // What the fast interpreter's handlers touch, reachable from one base register: r0..r31,
+  // a sink at kSinkReg (32) that the fast path writes instead of r0/r1, the status word at
+  // kSwReg (33), then the SRAM size and the code map. It is constructed in the SRAM's
+  // header (Sram::kHeaderBytes), so SRAM itself sits at a constant offset from it.
   struct Core {
     uint32_t regs[34] = {};
     uint32_t sram_size = 0;
     uint32_t sram_halves = 0; // sram_size / 2 and / 4, for the aligned-access checks
     uint32_t sram_words = 0;
-    uint8_t* mem = nullptr;
     const uint8_t* code_pages = nullptr;
     Slot* slots = nullptr;
     Cpu* cpu = nullptr;
@@ -178,7 +178,7 @@ private:
     uint32_t lazy_sub = 0;
     uint32_t lazy_a = 0, lazy_b = 0;
   };
-  Core core_;
+  Core& core_; // lives in the SRAM's header (Sram::kHeaderBytes), see the constructor
   uint32_t* const regs_ = core_.regs;
   uint32_t pc_ = 0, npc_ = 4, nnpc_ = 8;
   bool halted_ = false;

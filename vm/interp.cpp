@@ -23,10 +23,14 @@
 #include "vm/interp.h"
 #include "vm/semantics.h"
 
+#include <new>
+
 namespace lanaikit::vm {
 
 struct Interp {
-  static RunResult run(Cpu::Core* core, uint64_t max_insns, HandlerTables* export_tables);
+  // `storage` is the SRAM allocation: the core state (constructed in its header) and then
+  // SRAM, see Sram::kHeaderBytes.
+  static RunResult run(uint8_t* storage, uint64_t max_insns, HandlerTables* export_tables);
 
   // The flags, computed now if a sub.f left them lazy.
   [[gnu::always_inline]] static uint32_t materialize(Cpu::Core* core) {
@@ -62,13 +66,13 @@ const HandlerTables& fast_handlers() {
 RunResult Cpu::run(uint64_t max_insns) {
   if (fault_) return {StopReason::Fault, 0};
   if (halted_) return {StopReason::Halted, 0};
-  return Interp::run(&core_, max_insns, nullptr);
+  return Interp::run(static_cast<uint8_t*>(sram_.header()), max_insns, nullptr);
 }
 
 #define CAT2(a, b) a##b
 #define CAT(a, b) CAT2(a, b)
 
-RunResult Interp::run(Cpu::Core* const core, uint64_t max_insns, HandlerTables* export_tables) {
+RunResult Interp::run(uint8_t* const storage, uint64_t max_insns, HandlerTables* export_tables) {
 #define LANAIKIT_LABEL_N(name) &&N_##name,
 #define LANAIKIT_LABEL_D1(name) &&D1_##name,
 #define LANAIKIT_LABEL_D2(name) &&D2_##name,
@@ -76,7 +80,7 @@ RunResult Interp::run(Cpu::Core* const core, uint64_t max_insns, HandlerTables* 
   static const void* const normal[] = {LANAIKIT_FAST_OPS(LANAIKIT_LABEL_N) && N_fence};
   static const void* const delay1[] = {LANAIKIT_FAST_OPS(LANAIKIT_LABEL_D1)};
   static const void* const delay2[] = {LANAIKIT_FAST_OPS(LANAIKIT_LABEL_D2)};
-  if (!core) {
+  if (!storage) {
     // Label addresses are code addresses, valid for the program's lifetime; GCC's
     // dangling-pointer analysis mistakes them for addresses of locals.
 #pragma GCC diagnostic push
@@ -88,8 +92,12 @@ RunResult Interp::run(Cpu::Core* const core, uint64_t max_insns, HandlerTables* 
 
   // Few long-lived values, so they stay in callee-saved registers across the slow-path
   // calls: the core state (registers, SRAM size, code-page map) is reached through R.
+  Cpu::Core* const core = std::launder(reinterpret_cast<Cpu::Core*>(storage));
   uint32_t* const R = core->regs; // the same address as core: one base register for both
-  uint8_t* const mem = core->mem;
+  // SRAM follows the core state at a constant offset (Sram::kHeaderBytes), so an access is
+  // one addressing mode off R: written out each time, not hoisted into a local that GCC
+  // would keep on the stack.
+#define mem (storage + Sram::kHeaderBytes)
 #define CPU (core->cpu)
 #define slots (core->slots)
 #define SW() (__builtin_expect(core->lazy_sub, 0) ? materialize(core) : R[kSwReg])
@@ -481,6 +489,7 @@ done : {
 
 #undef CPU
 #undef slots
+#undef mem
 #undef SW
 #undef addr
 #undef valid

@@ -10,12 +10,18 @@ namespace lanaikit::vm {
 
 class Sram {
 public:
+  // Bytes reserved in front of the SRAM array for the CPU's core state (vm/cpu.h): the
+  // interpreter then reaches registers and SRAM from one base register, SRAM at a constant
+  // offset. One CPU per SRAM, as on the chip.
+  static constexpr uint32_t kHeaderBytes = 256;
+
   // `size_bytes` must be a non-zero multiple of 4.
   explicit Sram(uint32_t size_bytes);
 
   uint32_t size() const { return size_; }
-  uint8_t* data() { return bytes_.data(); }
-  const uint8_t* data() const { return bytes_.data(); }
+  uint8_t* data() { return bytes_.data() + kHeaderBytes; }
+  const uint8_t* data() const { return bytes_.data() + kHeaderBytes; }
+  void* header() { return bytes_.data(); }
 
   bool contains(uint32_t addr, uint32_t len) const {
     return addr <= size_ && len <= size_ - addr;
