@@ -240,8 +240,8 @@ N_LDW_PC : {
 
   // sub.f + conditional branch. The branch's own slot (ip + 1), in the same segment and
   // run, is a BCC predecoded together with this one; it holds the relative target.
-#define FUSED_BODY(expr)                                                                       \
-  R[ip->rd] = a - b;                                                                           \
+#define FUSED_BODY(expr, write_result)                                                         \
+  write_result;                                                                                \
   core->lazy_a = a;                                                                            \
   core->lazy_b = b;                                                                            \
   core->lazy_sub = 1;                                                                          \
@@ -252,11 +252,19 @@ N_LDW_PC : {
 #define FUSED_N(c, expr)                                                                       \
   N_SUBF_I_B##c : {                                                                            \
     const uint32_t a = R[ip->rs1], b = ip->imm;                                                \
-    FUSED_BODY(expr)                                                                           \
+    FUSED_BODY(expr, R[ip->rd] = a - b)                                                        \
   }                                                                                            \
   N_SUBF_R_B##c : {                                                                            \
     const uint32_t a = R[ip->rs1], b = R[ip->rs2];                                             \
-    FUSED_BODY(expr)                                                                           \
+    FUSED_BODY(expr, R[ip->rd] = a - b)                                                        \
+  }                                                                                            \
+  N_CMPF_I_B##c : {                                                                            \
+    const uint32_t a = R[ip->rs1], b = ip->imm;                                                \
+    FUSED_BODY(expr, (void)0)                                                                  \
+  }                                                                                            \
+  N_CMPF_R_B##c : {                                                                            \
+    const uint32_t a = R[ip->rs1], b = R[ip->rs2];                                             \
+    FUSED_BODY(expr, (void)0)                                                                  \
   }
   LANAIKIT_FUSED_CONDS(FUSED_N)
 #undef FUSED_N
@@ -308,7 +316,9 @@ D1_LDW_PC:
   goto slow;
 #define FUSED_D1(c, expr)                                                                      \
   D1_SUBF_I_B##c : goto D1_SUB_IF;                                                             \
-  D1_SUBF_R_B##c : goto D1_SUB_RF;
+  D1_SUBF_R_B##c : goto D1_SUB_RF;                                                             \
+  D1_CMPF_I_B##c : goto D1_CMP_IF;                                                             \
+  D1_CMPF_R_B##c : goto D1_CMP_RF;
   LANAIKIT_FUSED_CONDS(FUSED_D1)
 #undef FUSED_D1
 
@@ -357,7 +367,9 @@ D2_LDW_PC:
   goto slow;
 #define FUSED_D2(c, expr)                                                                      \
   D2_SUBF_I_B##c : goto D2_SUB_IF;                                                             \
-  D2_SUBF_R_B##c : goto D2_SUB_RF;
+  D2_SUBF_R_B##c : goto D2_SUB_RF;                                                             \
+  D2_CMPF_I_B##c : goto D2_CMP_IF;                                                             \
+  D2_CMPF_R_B##c : goto D2_CMP_RF;
   LANAIKIT_FUSED_CONDS(FUSED_D2)
 #undef FUSED_D2
 

@@ -23,6 +23,8 @@ namespace lanaikit::vm {
   X(ADD_IF) X(ADDC_IF) X(SUB_IF) X(SUBB_IF) X(AND_IF) X(OR_IF) X(XOR_IF) X(SH_IF) X(SHA_IF)     \
   /* sub.f whose flags the next instruction reads other than as a branch: computed at once */ \
   X(SUBE_IF) X(SUBE_RF)                                                                        \
+  /* sub.f into r0/r1 (a compare): lazy flags, no result */                                   \
+  X(CMP_IF) X(CMP_RF)                                                                          \
   /* register-register, condition true, no flags / flags */                                    \
   X(ADD_R) X(ADDC_R) X(SUB_R) X(SUBB_R) X(AND_R) X(OR_R) X(XOR_R) X(SH_R) X(SHA_R)              \
   X(ADD_RF) X(ADDC_RF) X(SUB_RF) X(SUBB_RF) X(AND_RF) X(OR_RF) X(XOR_RF) X(SH_RF) X(SHA_RF)     \
@@ -63,7 +65,12 @@ namespace lanaikit::vm {
   X(SUBF_I_BEQ) X(SUBF_I_BNE) X(SUBF_I_BCS) X(SUBF_I_BCC) X(SUBF_I_BHI) X(SUBF_I_BLS)          \
   X(SUBF_I_BGE) X(SUBF_I_BLT) X(SUBF_I_BGT) X(SUBF_I_BLE) X(SUBF_I_BMI) X(SUBF_I_BPL)          \
   X(SUBF_R_BEQ) X(SUBF_R_BNE) X(SUBF_R_BCS) X(SUBF_R_BCC) X(SUBF_R_BHI) X(SUBF_R_BLS)          \
-  X(SUBF_R_BGE) X(SUBF_R_BLT) X(SUBF_R_BGT) X(SUBF_R_BLE) X(SUBF_R_BMI) X(SUBF_R_BPL)
+  X(SUBF_R_BGE) X(SUBF_R_BLT) X(SUBF_R_BGT) X(SUBF_R_BLE) X(SUBF_R_BMI) X(SUBF_R_BPL)          \
+  /* the same with the difference discarded (sub.f ..., %r0: a compare) */                    \
+  X(CMPF_I_BEQ) X(CMPF_I_BNE) X(CMPF_I_BCS) X(CMPF_I_BCC) X(CMPF_I_BHI) X(CMPF_I_BLS)          \
+  X(CMPF_I_BGE) X(CMPF_I_BLT) X(CMPF_I_BGT) X(CMPF_I_BLE) X(CMPF_I_BMI) X(CMPF_I_BPL)          \
+  X(CMPF_R_BEQ) X(CMPF_R_BNE) X(CMPF_R_BCS) X(CMPF_R_BCC) X(CMPF_R_BHI) X(CMPF_R_BLS)          \
+  X(CMPF_R_BGE) X(CMPF_R_BLT) X(CMPF_R_BGT) X(CMPF_R_BLE) X(CMPF_R_BMI) X(CMPF_R_BPL)
 
 enum FastOp : uint8_t {
 #define LANAIKIT_ENUM(name) F_##name,

@@ -131,12 +131,17 @@ void Cpu::build_slot(uint32_t index) {
     const uint8_t rd = dest(in.rd);
     if (in.set_flags) {
       if (in.rs1 == isa::PC) return set(F_SLOW);
-      if (in.op == Opcode::SUB_I)
-        if (const int fused = fused_branch(index)) return set(FastOp(fused), rd, in.rs1, 0, in.imm);
+      if (in.op == Opcode::SUB_I) {
+        // A compare (result into r0/r1) need not write its result.
+        const bool cmp = rd == kSinkReg;
+        if (const int fused = fused_branch(index))
+          return set(FastOp(fused + (cmp ? F_CMPF_I_BEQ - F_SUBF_I_BEQ : 0)), rd, in.rs1, 0,
+                     in.imm);
+        if (next_reads_flags_directly(index)) return set(F_SUBE_IF, rd, in.rs1, 0, in.imm);
+        if (cmp) return set(F_CMP_IF, rd, in.rs1, 0, in.imm);
+      }
       static constexpr FastOp kFlagOps[] = {F_ADD_IF, F_ADDC_IF, F_SUB_IF, F_SUBB_IF, F_AND_IF,
                                             F_OR_IF,  F_XOR_IF,  F_SH_IF,  F_SHA_IF};
-      if (in.op == Opcode::SUB_I && next_reads_flags_directly(index))
-        return set(F_SUBE_IF, rd, in.rs1, 0, in.imm);
       return set(kFlagOps[int(in.op) - int(Opcode::ADD_I)], rd, in.rs1, 0, in.imm);
     }
     const int32_t amount = int32_t(in.imm);
@@ -189,11 +194,14 @@ void Cpu::build_slot(uint32_t index) {
       return set(F_SLOW);
     }
     const int k = int(in.op) - int(Opcode::ADD_R);
-    if (in.op == Opcode::SUB_R && in.set_flags)
+    if (in.op == Opcode::SUB_R && in.set_flags) {
+      const bool cmp = dest(in.rd) == kSinkReg;
       if (const int fused = fused_branch(index))
-        return set(FastOp(fused + (F_SUBF_R_BEQ - F_SUBF_I_BEQ)), dest(in.rd), in.rs1, in.rs2);
-    if (in.op == Opcode::SUB_R && in.set_flags && next_reads_flags_directly(index))
-      return set(F_SUBE_RF, dest(in.rd), in.rs1, in.rs2);
+        return set(FastOp(fused + (cmp ? F_CMPF_R_BEQ : F_SUBF_R_BEQ) - F_SUBF_I_BEQ),
+                   dest(in.rd), in.rs1, in.rs2);
+      if (next_reads_flags_directly(index)) return set(F_SUBE_RF, dest(in.rd), in.rs1, in.rs2);
+      if (cmp) return set(F_CMP_RF, dest(in.rd), in.rs1, in.rs2);
+    }
     return set(FastOp((in.set_flags ? F_ADD_RF : F_ADD_R) + k), dest(in.rd), in.rs1, in.rs2);
   }
   case Opcode::SELECT:
