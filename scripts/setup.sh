@@ -7,7 +7,7 @@ packages=(
   llvm-14-dev clang-14 libclang-rt-14-dev
   libboost-dev liblua5.4-dev
   googletest libgtest-dev libbenchmark-dev
-  valgrind python3
+  valgrind python3 pkg-config
 )
 missing=()
 for p in "${packages[@]}"; do
