@@ -1,0 +1,249 @@
+#include "net/link.h"
+
+#include "net/crc8.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace lanaikit::net {
+
+namespace {
+// Trace tags of the link's events.
+constexpr uint32_t kTagChunkSent = 0x4c01;
+constexpr uint32_t kTagChunkArrived = 0x4c02;
+constexpr uint32_t kTagStopGo = 0x4c03;
+constexpr uint32_t kTagDeliver = 0x4c04;
+
+uint64_t ceil_bytes_in(sim::Time t, uint64_t bytes_per_s) {
+  const unsigned __int128 num = (unsigned __int128)uint64_t(t) * bytes_per_s;
+  return uint64_t((num + uint64_t(sim::kSecond) - 1) / uint64_t(sim::kSecond));
+}
+} // namespace
+
+Link::Link(sim::Kernel& kernel, LinkConfig config, std::string name)
+    : kernel_(kernel), config_(std::move(config)), name_(std::move(name)),
+      rng_(config_.faults.seed) {
+  const LinkConfig& c = config_;
+  auto fail = [&](const std::string& what) {
+    throw std::invalid_argument("link '" + name_ + "': " + what);
+  };
+  if (c.bytes_per_s == 0 || c.bytes_per_s > uint64_t(sim::kSecond))
+    fail("bytes_per_s must be 1 .. 10^12");
+  if (c.latency_ps < 0) fail("latency_ps must not be negative");
+  if (c.chunk_bytes == 0) fail("chunk_bytes must be at least 1");
+  if (c.tx_fifo_bytes < c.chunk_bytes) fail("tx_fifo_bytes must hold at least one chunk");
+  if (!(c.go_bytes < c.stop_bytes && c.stop_bytes <= c.slack_bytes))
+    fail("need go_bytes < stop_bytes <= slack_bytes");
+  // After the arrival that triggers STOP (at most stop-1 + chunk+1 bytes buffered), a round
+  // trip's worth of bytes plus the chunk being sent when STOP lands may still arrive.
+  const uint64_t need = uint64_t(c.stop_bytes) + 3ull * c.chunk_bytes + 2 +
+                        ceil_bytes_in(2 * c.latency_ps, c.bytes_per_s);
+  if (c.slack_bytes < need)
+    fail("slack_bytes " + std::to_string(c.slack_bytes) + " cannot absorb a STOP round trip: need " +
+         std::to_string(need) + " (stop_bytes + 3 chunks + 2 + 2*latency*bandwidth)");
+}
+
+sim::Time Link::wire_time(uint64_t bytes) const {
+  return sim::Time((unsigned __int128)bytes * uint64_t(sim::kSecond) / config_.bytes_per_s);
+}
+
+bool Link::draw(double p) {
+  if (p <= 0) return false;
+  const double u = double(rng_() >> 11) * 0x1.0p-53;
+  return u < p;
+}
+
+void Link::send(Packet packet) { send(std::make_shared<Packet>(std::move(packet))); }
+
+void Link::send(PacketPtr packet) {
+  TxItem it;
+  it.ready = uint32_t(packet->bytes.size());
+  it.packet = std::move(packet);
+  it.complete = true;
+  enqueue(std::move(it));
+}
+
+void Link::stream_begin(PacketPtr packet) {
+  TxItem it;
+  it.packet = std::move(packet);
+  it.streamed = true;
+  enqueue(std::move(it));
+}
+
+void Link::stream_append(uint32_t bytes) {
+  if (tx_.empty() || !tx_.back().streamed || tx_.back().complete)
+    throw std::logic_error("link '" + name_ + "': stream_append without stream_begin");
+  if (bytes > tx_space())
+    throw std::logic_error("link '" + name_ + "': stream_append beyond tx_space()");
+  TxItem& it = tx_.back();
+  if (it.ready + bytes > it.packet->bytes.size())
+    throw std::logic_error("link '" + name_ + "': stream_append beyond the packet's end");
+  it.ready += bytes;
+  fifo_bytes_ += bytes;
+  try_transmit();
+}
+
+void Link::stream_end(uint32_t status) {
+  if (tx_.empty() || !tx_.back().streamed || tx_.back().complete)
+    throw std::logic_error("link '" + name_ + "': stream_end without stream_begin");
+  TxItem& it = tx_.back();
+  if (it.ready != it.packet->bytes.size())
+    throw std::logic_error("link '" + name_ + "': stream_end before all bytes were appended");
+  it.complete = true;
+  it.packet->status |= status;
+  try_transmit();
+}
+
+void Link::enqueue(TxItem item) {
+  tx_.push_back(std::move(item));
+  try_transmit();
+}
+
+// Decides the packet's faults (in a fixed order, so a seed means one outcome) and its CRC,
+// which is taken over the bytes before any corruption, as the sending hardware computes it.
+void Link::start_packet(TxItem& it) {
+  const FaultPlan& f = config_.faults;
+  const uint64_t n = packet_number_++;
+  it.started = true;
+  it.drop = f.drop_packets.count(n) || draw(f.drop_probability);
+  const bool corrupt = f.corrupt_packets.count(n) || draw(f.corrupt_probability);
+  const bool delay = f.delay_packets.count(n) || draw(f.delay_probability);
+  it.crc = crc8(it.packet->bytes);
+  if (corrupt) {
+    ++counters_.corrupted;
+    if (it.packet->bytes.empty()) {
+      it.crc ^= 1;
+    } else {
+      auto copy = std::make_shared<Packet>(*it.packet);
+      copy->bytes.back() ^= 1;
+      it.packet = std::move(copy);
+    }
+  }
+  if (it.drop) ++counters_.drops;
+  if (delay && f.extra_delay_ps > 0) {
+    ++counters_.delayed;
+    // A gap on the wire before the head: later packets wait behind it, order is kept.
+    period_start_ = std::max(kernel_.now(), busy_until_) + f.extra_delay_ps;
+    period_bytes_ = 0;
+    busy_until_ = period_start_;
+  }
+}
+
+void Link::try_transmit() {
+  if (transmitting_ || stopped_ || tx_.empty()) return;
+  TxItem& it = tx_.front();
+  if (!it.started) {
+    if (it.ready == 0 && !it.complete) return; // the head's bytes are not there yet
+    start_packet(it);
+  }
+  const uint32_t size = uint32_t(it.packet->bytes.size());
+  const uint32_t data = std::min(it.ready - it.sent, config_.chunk_bytes);
+  const bool tail = it.complete && it.sent + data == size;
+  if (data == 0 && !tail) return; // waiting for streamed bytes
+  const uint32_t wire = data + (tail ? 1 : 0);
+
+  const sim::Time now = kernel_.now();
+  if (busy_until_ < now) { // idle gap: a new busy period starts here
+    period_start_ = now;
+    period_bytes_ = 0;
+  }
+  // busy_until_ >= now: back to back with the previous chunk (or after an injected delay).
+  period_bytes_ += wire;
+  const sim::Time end = period_start_ + wire_time(period_bytes_);
+  busy_until_ = end;
+  transmitting_ = true;
+
+  RxItem rx{it.packet, it.sent, data, tail ? 1u : 0u, tail};
+  const bool drop = it.drop;
+  const uint8_t crc = it.crc;
+  const uint32_t streamed = it.streamed ? data : 0;
+  it.sent += data;
+  counters_.bytes_sent += data;
+  if (tail) {
+    ++counters_.packets_sent;
+    tx_.pop_front();
+  }
+  if (!drop) {
+    kernel_.schedule_at(
+        end + config_.latency_ps,
+        [this, rx = std::move(rx), wire, crc] { chunk_arrived(rx, wire, rx.tail, crc); },
+        kTagChunkArrived);
+  }
+  kernel_.schedule_at(end, [this, streamed] { chunk_sent(streamed); }, kTagChunkSent);
+}
+
+void Link::chunk_sent(uint32_t streamed_bytes) {
+  transmitting_ = false;
+  fifo_bytes_ -= streamed_bytes;
+  try_transmit();
+  if (streamed_bytes > 0 && on_tx_space_) on_tx_space_();
+}
+
+void Link::set_stopped(bool stop) {
+  const sim::Time now = kernel_.now();
+  if (stop == stopped_) return;
+  stopped_ = stop;
+  if (stop) {
+    stopped_since_ = now;
+  } else {
+    counters_.time_stopped_ps += now - stopped_since_;
+    try_transmit();
+  }
+}
+
+void Link::chunk_arrived(RxItem item, uint32_t wire_bytes, bool check_crc, uint8_t wire_crc) {
+  buffered_ += wire_bytes;
+  counters_.max_buffered_bytes = std::max(counters_.max_buffered_bytes, buffered_);
+  counters_.bytes_received += item.length;
+  if (check_crc) {
+    ++counters_.packets_received;
+    if (crc8(item.packet->bytes) != wire_crc) {
+      item.packet->status |= kCrcError;
+      ++counters_.crc_errors;
+    }
+    kernel_.trace(item.packet->id);
+    kernel_.trace(uint64_t(kernel_.now()));
+  }
+  if (buffered_ >= config_.stop_bytes && !stop_sent_) {
+    stop_sent_ = true;
+    ++counters_.stops;
+    kernel_.schedule_in(config_.latency_ps, [this] { set_stopped(true); }, kTagStopGo);
+  }
+  rx_.push_back(std::move(item));
+  deliver();
+}
+
+void Link::sink_ready() {
+  if (delivery_pending_) return;
+  delivery_pending_ = true;
+  kernel_.schedule_in(
+      0,
+      [this] {
+        delivery_pending_ = false;
+        deliver();
+      },
+      kTagDeliver);
+}
+
+void Link::deliver() {
+  if (delivering_) return;
+  delivering_ = true;
+  while (!rx_.empty()) {
+    RxItem& f = rx_.front();
+    uint32_t taken = f.length;
+    if (sink_) taken = std::min(f.length, sink_->accept(Chunk{f.packet, f.offset, f.length, f.tail}));
+    f.offset += taken;
+    f.length -= taken;
+    buffered_ -= taken;
+    if (f.length != 0) break; // the sink stalled; it calls sink_ready() when it can go on
+    buffered_ -= f.extra;
+    rx_.pop_front();
+  }
+  delivering_ = false;
+  if (stop_sent_ && buffered_ <= config_.go_bytes) {
+    stop_sent_ = false;
+    kernel_.schedule_in(config_.latency_ps, [this] { set_stopped(false); }, kTagStopGo);
+  }
+}
+
+} // namespace lanaikit::net

@@ -1,0 +1,156 @@
+// A unidirectional Myrinet-style link: serialization at an exact byte rate, propagation
+// latency, stop/go flow control against a slack buffer at the receiving end, CRC-8 per
+// packet, and seeded fault injection.
+//
+// Timing is modelled per chunk (LinkConfig::chunk_bytes) but computed per byte: within a
+// busy period that began at T0, wire byte n has been sent by T0 + floor(n * 10^12 /
+// bytes_per_s), as sim::ClockDomain computes cycles, so a long stream never drifts. A
+// chunk reaches the receiver latency_ps after its last byte left the sender; the CRC byte
+// is one more wire byte at the end of each packet.
+//
+// Flow control (Myrinet stop/go): the receiver counts the wire bytes in its slack buffer.
+// When an arrival makes the count reach stop_bytes it sends STOP, which reaches the sender
+// latency_ps later; the sender finishes the chunk it is sending and injects nothing more.
+// When the sink drains the count down to go_bytes it sends GO. The constructor checks the
+// slack above stop_bytes covers a round trip plus two chunks, so nothing is ever dropped.
+#pragma once
+
+#include "net/packet.h"
+#include "sim/kernel.h"
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <random>
+#include <set>
+#include <string>
+
+namespace lanaikit::net {
+
+// Faults a link injects into the packets it sends. A packet is chosen by its number on
+// this link (0 for the first packet the link sends) or with a probability drawn from a
+// generator seeded with `seed`, so a run is repeatable.
+struct FaultPlan {
+  uint64_t seed = 1;
+  double corrupt_probability = 0; // flip bit 0 of the last byte: the receiver flags kCrcError
+  double drop_probability = 0;    // sent on the wire (takes its time) but never received
+  double delay_probability = 0;   // the sender idles extra_delay_ps before the packet's head
+  sim::Time extra_delay_ps = 0;
+  std::set<uint64_t> corrupt_packets, drop_packets, delay_packets;
+};
+
+struct LinkConfig {
+  uint64_t bytes_per_s = 160'000'000;  // Myrinet 1.28 Gb/s per direction (PLATFORMS.md)
+  sim::Time latency_ps = 50 * sim::kNanosecond; // cable and transceivers, about 10 m
+  uint32_t chunk_bytes = 32;     // timing granularity
+  uint32_t slack_bytes = 256;    // receiver buffer
+  uint32_t stop_bytes = 128;     // high-water mark: STOP when the buffer holds this many
+  uint32_t go_bytes = 64;        // low-water mark: GO when it is back down to this many
+  uint32_t tx_fifo_bytes = 64;   // bytes a streaming sender (a switch) may queue ahead
+  FaultPlan faults;
+};
+
+struct LinkCounters {
+  uint64_t packets_sent = 0, bytes_sent = 0;           // data bytes, CRC not counted
+  uint64_t packets_received = 0, bytes_received = 0;   // reached the receiving end
+  uint64_t crc_errors = 0;       // packets whose CRC failed on this link
+  uint64_t corrupted = 0, drops = 0, delayed = 0;      // faults injected
+  uint64_t stops = 0;            // STOPs the receiver sent
+  sim::Time time_stopped_ps = 0; // time the sender spent stopped (closed intervals)
+  uint32_t max_buffered_bytes = 0; // high mark of the slack buffer, in wire bytes
+};
+
+class Link {
+public:
+  // Throws std::invalid_argument if the configuration could drop bytes or makes no sense.
+  Link(sim::Kernel& kernel, LinkConfig config, std::string name = "link");
+  Link(const Link&) = delete;
+  Link& operator=(const Link&) = delete;
+
+  const LinkConfig& config() const { return config_; }
+  const std::string& name() const { return name_; }
+  const LinkCounters& counters() const { return counters_; }
+
+  // Receiving end. Without a sink, arriving bytes are consumed as they come.
+  void set_sink(PacketSink* sink) { sink_ = sink; }
+  // The sink can take more: the link offers its buffered bytes again (in a new event).
+  void sink_ready();
+  uint32_t buffered_bytes() const { return buffered_; }
+
+  // Sending end, whole packets: queued without limit, sent in order.
+  void send(Packet packet);
+  void send(PacketPtr packet);
+
+  // Sending end, streaming (a switch output): the packet's bytes become ready a few at a
+  // time. At most tx_space() bytes may be appended; `on_tx_space` is called when more
+  // space frees up. stream_end marks the packet complete and ORs `status` (PacketStatus
+  // bits found upstream, e.g. a CRC error on the previous hop) into it.
+  void stream_begin(PacketPtr packet);
+  void stream_append(uint32_t bytes);
+  void stream_end(uint32_t status = 0);
+  uint32_t tx_space() const { return config_.tx_fifo_bytes - fifo_bytes_; }
+  void set_on_tx_space(std::function<void()> fn) { on_tx_space_ = std::move(fn); }
+
+  // True while the sender is held by a STOP.
+  bool stopped() const { return stopped_; }
+  // Time the transmitter is busy until (end of the last chunk started).
+  sim::Time busy_until() const { return busy_until_; }
+  // Wire time of n bytes sent back to back, exact (floor).
+  sim::Time wire_time(uint64_t bytes) const;
+
+private:
+  struct TxItem {
+    PacketPtr packet;      // as sent (a corrupted copy if a fault hit it)
+    uint32_t ready = 0;    // bytes available to send
+    uint32_t sent = 0;     // bytes sent
+    bool complete = false; // all bytes ready
+    bool streamed = false; // counts against the tx FIFO
+    bool started = false;  // faults decided, head sent
+    bool drop = false;
+    uint8_t crc = 0;
+  };
+  struct RxItem {
+    PacketPtr packet;
+    uint32_t offset, length; // data bytes still to deliver
+    uint32_t extra;          // CRC byte still in the buffer (0 or 1)
+    bool tail;
+  };
+
+  void enqueue(TxItem item);
+  void try_transmit();
+  void start_packet(TxItem& item);
+  void chunk_sent(uint32_t streamed_bytes);
+  void chunk_arrived(RxItem item, uint32_t wire_bytes, bool check_crc, uint8_t wire_crc);
+  void schedule_delivery();
+  void deliver();
+  void set_stopped(bool stop);
+  bool draw(double p);
+
+  sim::Kernel& kernel_;
+  LinkConfig config_;
+  std::string name_;
+  LinkCounters counters_;
+  PacketSink* sink_ = nullptr;
+  std::function<void()> on_tx_space_;
+  std::mt19937_64 rng_;
+
+  // Sender.
+  std::deque<TxItem> tx_;
+  uint32_t fifo_bytes_ = 0;
+  bool transmitting_ = false;
+  bool stopped_ = false;
+  sim::Time stopped_since_ = 0;
+  sim::Time busy_until_ = 0;
+  sim::Time period_start_ = 0;
+  uint64_t period_bytes_ = 0;
+  uint64_t packet_number_ = 0;
+
+  // Receiver.
+  std::deque<RxItem> rx_;
+  uint32_t buffered_ = 0;
+  bool stop_sent_ = false;
+  bool delivery_pending_ = false;
+  bool delivering_ = false;
+};
+
+} // namespace lanaikit::net

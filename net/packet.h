@@ -1,0 +1,52 @@
+// A packet as the network sees it, and the interface of whatever sits at the receiving end
+// of a link (a switch input, a NIC's receive DMA, a test sink).
+//
+// On a wire a packet is: its leading source-route bytes (one per switch still to cross),
+// its payload, then one CRC-8 byte the sending link appends (net/crc8.h). `bytes` holds
+// the first two; the CRC never appears in it. Each switch strips the route byte it used,
+// so the packet that reaches a node starts with its payload.
+#pragma once
+
+#include "sim/time.h"
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace lanaikit::net {
+
+// Status bits the receiver sees once the packet's tail has arrived; sticky across hops.
+enum PacketStatus : uint32_t {
+  kCrcError = 1u << 0,  // the CRC byte did not match on some hop (bits were corrupted)
+  kTruncated = 1u << 1, // the packet's tail never came (reserved: no model sets it yet)
+};
+
+struct Packet {
+  uint64_t id = 0;            // chosen by the sender; carried unchanged across switches
+  std::vector<uint8_t> bytes; // route bytes, then payload; no CRC
+  uint32_t status = 0;        // PacketStatus bits; final when the tail is delivered
+};
+using PacketPtr = std::shared_ptr<Packet>;
+
+// A run of a packet's bytes handed to a sink: bytes [offset, offset + length) of
+// packet->bytes. The first chunk of a packet has offset 0; the last has tail set, and by
+// then packet->status is final. A tail chunk may have length 0 (only the CRC was left).
+struct Chunk {
+  PacketPtr packet;
+  uint32_t offset = 0;
+  uint32_t length = 0;
+  bool tail = false;
+  bool head() const { return offset == 0; }
+};
+
+// The receiving end of a link. The link offers the chunk at the front of its receive
+// (slack) buffer; the sink takes 0..length bytes. Taking fewer than offered stalls the
+// link, which keeps the rest in its buffer (so back-pressure builds up: STOP) and offers
+// it again only after the sink calls Link::sink_ready(). Bytes are never dropped here.
+class PacketSink {
+public:
+  virtual ~PacketSink() = default;
+  virtual uint32_t accept(const Chunk& chunk) = 0;
+};
+
+} // namespace lanaikit::net

@@ -1,0 +1,155 @@
+#include "net/switch.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace lanaikit::net {
+
+namespace {
+constexpr uint32_t kTagRoute = 0x5301;
+constexpr uint32_t kTagArbitrate = 0x5302;
+// Arbitration runs after every other event of its instant, so simultaneous requests compete.
+constexpr int8_t kOrderArbitrate = 1;
+} // namespace
+
+Switch::Switch(sim::Kernel& kernel, SwitchConfig config, std::string name)
+    : kernel_(kernel), config_(config), name_(std::move(name)), inputs_(config.ports),
+      outputs_(config.ports) {
+  if (config_.ports == 0 || config_.ports > 256)
+    throw std::invalid_argument("switch '" + name_ + "': ports must be 1 .. 256");
+  if (config_.fall_through_ps < 0)
+    throw std::invalid_argument("switch '" + name_ + "': fall_through_ps must not be negative");
+  for (uint32_t i = 0; i < config_.ports; ++i) {
+    inputs_[i].sw = this;
+    inputs_[i].index = i;
+  }
+  counters_.discarded_by_port.assign(config_.ports, 0);
+  counters_.routed_by_port.assign(config_.ports, 0);
+}
+
+void Switch::check(uint32_t port) const {
+  if (port >= config_.ports)
+    throw std::out_of_range("switch '" + name_ + "': no port " + std::to_string(port) + " (has " +
+                            std::to_string(config_.ports) + ")");
+}
+
+void Switch::attach_input(uint32_t port, Link& link) {
+  check(port);
+  inputs_[port].link = &link;
+  link.set_sink(&inputs_[port]);
+}
+
+void Switch::attach_output(uint32_t port, Link& link) {
+  check(port);
+  outputs_[port].link = &link;
+  link.set_on_tx_space([this, port] {
+    const int h = outputs_[port].holder;
+    if (h >= 0 && inputs_[h].link) inputs_[h].link->sink_ready();
+  });
+}
+
+void Switch::set_port_down(uint32_t port, bool down) {
+  check(port);
+  outputs_[port].down = down;
+}
+
+bool Switch::port_down(uint32_t port) const {
+  check(port);
+  return outputs_[port].down;
+}
+
+int Switch::holder(uint32_t out_port) const {
+  check(out_port);
+  return outputs_[out_port].holder;
+}
+
+uint32_t Switch::accept(Input& in, const Chunk& c) {
+  switch (in.state) {
+  case State::Idle:
+    // A new head: route it after the fall-through time; until then its bytes wait.
+    in.state = State::Routing;
+    in.in_packet = c.packet;
+    kernel_.schedule_in(config_.fall_through_ps, [this, &in] { route(in); }, kTagRoute);
+    return 0;
+  case State::Routing:
+  case State::Waiting:
+    return 0;
+  case State::Discarding:
+    if (c.tail) {
+      in.state = State::Idle;
+      in.in_packet.reset();
+    }
+    return c.length;
+  case State::Forwarding:
+    break;
+  }
+  Link& out = *outputs_[in.out].link;
+  // The route byte this switch used is consumed, not forwarded.
+  const uint32_t skip = c.head() ? 1 : 0;
+  const uint32_t n = std::min(c.length - skip, out.tx_space());
+  if (n > 0) out.stream_append(n);
+  const uint32_t taken = skip + n;
+  if (c.tail && taken == c.length) {
+    out.stream_end(in.in_packet->status);
+    Output& o = outputs_[in.out];
+    o.holder = -1;
+    in.state = State::Idle;
+    in.in_packet.reset();
+    in.out_packet.reset();
+    if (!o.waiting.empty()) schedule_arbitration(in.out);
+  }
+  return taken;
+}
+
+void Switch::route(Input& in) {
+  const Packet& p = *in.in_packet;
+  const bool has_route = !p.bytes.empty() && p.bytes[0] < config_.ports;
+  const uint32_t out = has_route ? p.bytes[0] : 0;
+  if (!has_route || outputs_[out].down || !outputs_[out].link) {
+    ++counters_.packets_discarded;
+    if (!has_route || !outputs_[out].link)
+      ++counters_.bad_routes;
+    else
+      ++counters_.discarded_by_port[out];
+    in.state = State::Discarding;
+    in.link->sink_ready();
+    return;
+  }
+  in.state = State::Waiting;
+  in.out = out;
+  outputs_[out].waiting.push_back(in.index);
+  schedule_arbitration(out);
+}
+
+void Switch::schedule_arbitration(uint32_t out) {
+  Output& o = outputs_[out];
+  if (o.arbitration_pending) return;
+  o.arbitration_pending = true;
+  kernel_.schedule_in(0, [this, out] { arbitrate(out); }, kTagArbitrate, kOrderArbitrate);
+}
+
+void Switch::arbitrate(uint32_t out) {
+  Output& o = outputs_[out];
+  o.arbitration_pending = false;
+  if (o.holder >= 0 || o.waiting.empty()) return;
+  // Round robin: the first waiting input at or after `next`, cyclically.
+  auto distance = [&](uint32_t i) { return (i + config_.ports - o.next) % config_.ports; };
+  auto it = std::min_element(o.waiting.begin(), o.waiting.end(),
+                             [&](uint32_t a, uint32_t b) { return distance(a) < distance(b); });
+  const uint32_t winner = *it;
+  o.waiting.erase(it);
+  o.next = (winner + 1) % config_.ports;
+  o.holder = int(winner);
+  Input& in = inputs_[winner];
+  in.state = State::Forwarding;
+  in.out_packet = std::make_shared<Packet>();
+  in.out_packet->id = in.in_packet->id;
+  in.out_packet->bytes.assign(in.in_packet->bytes.begin() + 1, in.in_packet->bytes.end());
+  ++counters_.packets_routed;
+  ++counters_.routed_by_port[out];
+  kernel_.trace(uint64_t(winner) << 32 | out);
+  o.link->stream_begin(in.out_packet);
+  in.link->sink_ready();
+}
+
+} // namespace lanaikit::net

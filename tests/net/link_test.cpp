@@ -1,0 +1,220 @@
+// One link: exact arrival times, exact long-stream throughput, stop/go against a slow
+// sink, CRC flags, and fault injection by packet number and by seeded probability.
+#include "net/link.h"
+#include "test_sinks.h"
+
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+
+using namespace lanaikit;
+using namespace lanaikit::net;
+using namespace lanaikit::net::testing;
+using sim::kNanosecond;
+
+namespace {
+Packet make(uint64_t id, size_t size) { return Packet{id, pattern(size, uint32_t(id)), 0}; }
+} // namespace
+
+TEST(Link, OnePacketArrivesAfterLatencyPlusWireTime) {
+  sim::Kernel k;
+  LinkConfig c; // 160 MB/s, 50 ns, 32-byte chunks
+  Link link(k, c);
+  Collector sink(k);
+  link.set_sink(&sink);
+  link.send(make(7, 100));
+  k.run();
+  ASSERT_EQ(sink.packets.size(), 1u);
+  const Arrival& a = sink.packets[0];
+  // 100 data bytes + 1 CRC byte at 6.25 ns a byte: 631.25 ns, plus 50 ns of cable.
+  EXPECT_EQ(link.wire_time(101), 631'250);
+  EXPECT_EQ(a.tail_ps, 50'000 + 631'250);
+  // The first 32-byte chunk is taken when its last byte has arrived.
+  EXPECT_EQ(a.head_ps, 50'000 + 200'000);
+  EXPECT_EQ(a.bytes, pattern(100, 7));
+  EXPECT_EQ(a.id, 7u);
+  EXPECT_EQ(a.status, 0u);
+  EXPECT_EQ(link.counters().packets_sent, 1u);
+  EXPECT_EQ(link.counters().packets_received, 1u);
+  EXPECT_EQ(link.counters().bytes_received, 100u);
+}
+
+TEST(Link, LongStreamRunsAtExactlyTheLinkBandwidth) {
+  sim::Kernel k;
+  LinkConfig c;
+  c.bytes_per_s = 133'333'333; // does not divide 10^12: per-chunk rounding would drift
+  c.latency_ps = 1234;
+  c.chunk_bytes = 64;
+  c.slack_bytes = 512;
+  c.stop_bytes = 256;
+  c.go_bytes = 128;
+  Link link(k, c);
+  Collector sink(k);
+  link.set_sink(&sink);
+  const int kPackets = 256, kSize = 4096; // 1 MiB
+  for (int i = 0; i < kPackets; ++i) link.send(make(i, kSize));
+  k.run();
+  ASSERT_EQ(sink.packets.size(), size_t(kPackets));
+  const uint64_t wire = uint64_t(kPackets) * (kSize + 1);
+  const sim::Time expect = sim::Time((unsigned __int128)wire * 1'000'000'000'000ull / c.bytes_per_s);
+  EXPECT_EQ(sink.packets.back().tail_ps, 1234 + expect);
+  EXPECT_EQ(expect, 7'866'240'019); // 1,048,832 bytes at 133.33 MB/s
+  for (int i = 0; i < kPackets; ++i) ASSERT_EQ(sink.packets[i].bytes, pattern(kSize, i));
+  // Chunk granularity: about two events per 64-byte chunk, not per byte.
+  EXPECT_LT(k.events_run(), 2 * wire / 64 + 2 * kPackets + 10);
+  EXPECT_EQ(link.counters().stops, 0u);
+}
+
+TEST(Link, SlowSinkStopsTheSenderAndLosesNothing) {
+  sim::Kernel k;
+  LinkConfig c; // slack 256, STOP at 128, GO at 64
+  Link link(k, c);
+  SlowSink sink(k, link, 64, 20'000'000); // 20 MB/s, an eighth of the link
+  link.set_sink(&sink);
+  const int kPackets = 16, kSize = 1000;
+  for (int i = 0; i < kPackets; ++i) link.send(make(i, kSize));
+  k.run();
+  ASSERT_EQ(sink.packets.size(), size_t(kPackets));
+  for (int i = 0; i < kPackets; ++i) {
+    EXPECT_EQ(sink.packets[i].id, uint64_t(i));
+    EXPECT_EQ(sink.packets[i].bytes, pattern(kSize, i)) << "packet " << i;
+  }
+  const LinkCounters& n = link.counters();
+  EXPECT_GT(n.stops, 10u);
+  EXPECT_GT(sink.refusals, 0u);
+  EXPECT_LE(n.max_buffered_bytes, c.slack_bytes);
+  EXPECT_GE(n.max_buffered_bytes, c.stop_bytes);
+  // The tail is taken once all but the sink's 64 bytes have drained at 20 MB/s (796.8 us);
+  // the sender spent most of that time stopped.
+  EXPECT_GE(sink.packets.back().tail_ps, 796'800 * kNanosecond);
+  EXPECT_LT(sink.packets.back().tail_ps, 805'000 * kNanosecond);
+  EXPECT_GT(n.time_stopped_ps, 600 * sim::kMicrosecond);
+  EXPECT_EQ(link.buffered_bytes(), 0u);
+  EXPECT_FALSE(link.stopped());
+}
+
+TEST(Link, CorruptedPacketArrivesFlaggedAndCounted) {
+  sim::Kernel k;
+  LinkConfig c;
+  c.faults.corrupt_packets = {1, 3};
+  Link link(k, c);
+  Collector sink(k);
+  link.set_sink(&sink);
+  for (int i = 0; i < 5; ++i) link.send(make(i, 200));
+  link.send(Packet{5, {}, 0}); // an empty packet still carries a CRC
+  k.run();
+  ASSERT_EQ(sink.packets.size(), 6u);
+  for (int i = 0; i < 5; ++i) {
+    const bool bad = i == 1 || i == 3;
+    EXPECT_EQ(sink.packets[i].status, bad ? uint32_t(kCrcError) : 0u) << "packet " << i;
+    EXPECT_EQ(sink.packets[i].bytes == pattern(200, i), !bad) << "packet " << i;
+  }
+  EXPECT_EQ(sink.packets[5].status, 0u);
+  EXPECT_EQ(link.counters().crc_errors, 2u);
+  EXPECT_EQ(link.counters().corrupted, 2u);
+}
+
+TEST(Link, DropAndDelayByPacketNumber) {
+  sim::Kernel k;
+  LinkConfig c;
+  c.faults.drop_packets = {2};
+  c.faults.delay_packets = {4};
+  c.faults.extra_delay_ps = 1000 * kNanosecond;
+  Link link(k, c);
+  Collector sink(k);
+  link.set_sink(&sink);
+  for (int i = 0; i < 6; ++i) link.send(make(i, 99)); // 100 wire bytes = 625 ns each
+  k.run();
+  ASSERT_EQ(sink.packets.size(), 5u);
+  const uint64_t ids[] = {0, 1, 3, 4, 5};
+  for (int j = 0; j < 5; ++j) EXPECT_EQ(sink.packets[j].id, ids[j]);
+  // The dropped packet still took its wire time; the delayed one left 1 us late, and the
+  // next one follows it back to back.
+  EXPECT_EQ(sink.packets[1].tail_ps, 50'000 + 2 * 625'000);
+  EXPECT_EQ(sink.packets[2].tail_ps, 50'000 + 4 * 625'000);
+  EXPECT_EQ(sink.packets[3].tail_ps, 50'000 + 5 * 625'000 + 1'000'000);
+  EXPECT_EQ(sink.packets[4].tail_ps, 50'000 + 6 * 625'000 + 1'000'000);
+  EXPECT_EQ(link.counters().drops, 1u);
+  EXPECT_EQ(link.counters().delayed, 1u);
+  EXPECT_EQ(link.counters().packets_received, 5u);
+}
+
+namespace {
+struct FaultRun {
+  std::vector<uint64_t> ids, crc_bad;
+  sim::Time last = 0;
+  uint64_t hash = 0;
+  LinkCounters counters;
+};
+FaultRun run_with_seed(uint64_t seed) {
+  sim::Kernel k;
+  LinkConfig c;
+  c.faults.seed = seed;
+  c.faults.drop_probability = 0.1;
+  c.faults.corrupt_probability = 0.1;
+  c.faults.delay_probability = 0.1;
+  c.faults.extra_delay_ps = 300 * kNanosecond;
+  Link link(k, c);
+  Collector sink(k);
+  link.set_sink(&sink);
+  for (int i = 0; i < 1000; ++i) link.send(make(i, 64));
+  k.run();
+  FaultRun r;
+  for (const Arrival& a : sink.packets) {
+    r.ids.push_back(a.id);
+    if (a.status & kCrcError) r.crc_bad.push_back(a.id);
+  }
+  r.last = sink.packets.back().tail_ps;
+  r.hash = k.trace_hash();
+  r.counters = link.counters();
+  return r;
+}
+} // namespace
+
+TEST(Link, ProbabilisticFaultsRepeatForASeed) {
+  const FaultRun a = run_with_seed(42), b = run_with_seed(42), other = run_with_seed(43);
+  EXPECT_EQ(a.ids, b.ids);
+  EXPECT_EQ(a.crc_bad, b.crc_bad);
+  EXPECT_EQ(a.last, b.last);
+  EXPECT_EQ(a.hash, b.hash);
+  EXPECT_NE(a.ids, other.ids);
+  EXPECT_NE(a.hash, other.hash);
+  // About 10% each of 1000 packets.
+  EXPECT_EQ(a.counters.drops, 1000 - a.ids.size());
+  EXPECT_GT(a.counters.drops, 60u);
+  EXPECT_LT(a.counters.drops, 140u);
+  EXPECT_GT(a.counters.corrupted, 60u);
+  EXPECT_LT(a.counters.corrupted, 140u);
+  EXPECT_GT(a.counters.delayed, 60u);
+  EXPECT_LT(a.counters.delayed, 140u);
+  // Corrupted-and-dropped packets are never seen, so the CRC count is what arrived flagged.
+  EXPECT_EQ(a.counters.crc_errors, a.crc_bad.size());
+}
+
+TEST(Link, RejectsASlackBufferThatCouldOverflow) {
+  sim::Kernel k;
+  LinkConfig c;
+  c.latency_ps = 1000 * kNanosecond; // 160 bytes each way
+  EXPECT_THROW(Link(k, c, "long cable"), std::invalid_argument);
+  c.slack_bytes = 128 + 3 * 32 + 2 + 320;
+  EXPECT_NO_THROW(Link(k, c, "long cable, big slack"));
+  LinkConfig d;
+  d.go_bytes = d.stop_bytes;
+  EXPECT_THROW(Link(k, d), std::invalid_argument);
+}
+
+TEST(Link, StopGoWithLongCableNeverOverflowsTheSlack) {
+  sim::Kernel k;
+  LinkConfig c;
+  c.latency_ps = 1000 * kNanosecond;
+  c.slack_bytes = 128 + 3 * 32 + 2 + 320;
+  Link link(k, c);
+  SlowSink sink(k, link, 32, 40'000'000);
+  link.set_sink(&sink);
+  for (int i = 0; i < 8; ++i) link.send(make(i, 2000));
+  k.run();
+  ASSERT_EQ(sink.packets.size(), 8u);
+  for (int i = 0; i < 8; ++i) EXPECT_EQ(sink.packets[i].bytes, pattern(2000, i));
+  EXPECT_LE(link.counters().max_buffered_bytes, c.slack_bytes);
+  EXPECT_GT(link.counters().max_buffered_bytes, c.stop_bytes + 160);
+}
