@@ -70,27 +70,22 @@ void Link::stream_begin(PacketPtr packet) {
   enqueue(std::move(it));
 }
 
-void Link::stream_append(uint32_t bytes) {
+void Link::stream_append(uint32_t bytes, bool last, uint32_t status) {
   if (tx_.empty() || !tx_.back().streamed || tx_.back().complete)
-    throw std::logic_error("link '" + name_ + "': stream_append without stream_begin");
+    throw std::logic_error("link '" + name_ + "': stream_append/end without stream_begin");
   if (bytes > tx_space())
     throw std::logic_error("link '" + name_ + "': stream_append beyond tx_space()");
   TxItem& it = tx_.back();
   if (it.ready + bytes > it.packet->bytes.size())
     throw std::logic_error("link '" + name_ + "': stream_append beyond the packet's end");
+  if (last && it.ready + bytes != it.packet->bytes.size())
+    throw std::logic_error("link '" + name_ + "': stream ended before all bytes were appended");
   it.ready += bytes;
   fifo_bytes_ += bytes;
-  try_transmit();
-}
-
-void Link::stream_end(uint32_t status) {
-  if (tx_.empty() || !tx_.back().streamed || tx_.back().complete)
-    throw std::logic_error("link '" + name_ + "': stream_end without stream_begin");
-  TxItem& it = tx_.back();
-  if (it.ready != it.packet->bytes.size())
-    throw std::logic_error("link '" + name_ + "': stream_end before all bytes were appended");
-  it.complete = true;
-  it.packet->status |= status;
+  if (last) {
+    it.complete = true;
+    it.packet->status |= status;
+  }
   try_transmit();
 }
 

@@ -85,9 +85,11 @@ public:
   // time. At most tx_space() bytes may be appended; `on_tx_space` is called when more
   // space frees up. stream_end marks the packet complete and ORs `status` (PacketStatus
   // bits found upstream, e.g. a CRC error on the previous hop) into it.
+  // stream_append(n, true, status) appends the last bytes and ends the packet in one step,
+  // so the tail's bytes and CRC go out as one chunk.
   void stream_begin(PacketPtr packet);
-  void stream_append(uint32_t bytes);
-  void stream_end(uint32_t status = 0);
+  void stream_append(uint32_t bytes, bool last = false, uint32_t status = 0);
+  void stream_end(uint32_t status = 0) { stream_append(0, true, status); }
   uint32_t tx_space() const { return config_.tx_fifo_bytes - fifo_bytes_; }
   void set_on_tx_space(std::function<void()> fn) { on_tx_space_ = std::move(fn); }
 

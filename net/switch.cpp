@@ -87,10 +87,11 @@ uint32_t Switch::accept(Input& in, const Chunk& c) {
   // The route byte this switch used is consumed, not forwarded.
   const uint32_t skip = c.head() ? 1 : 0;
   const uint32_t n = std::min(c.length - skip, out.tx_space());
-  if (n > 0) out.stream_append(n);
   const uint32_t taken = skip + n;
-  if (c.tail && taken == c.length) {
-    out.stream_end(in.in_packet->status);
+  const bool last = c.tail && taken == c.length;
+  // The tail carries upstream status (a CRC error seen on an earlier hop) onward.
+  if (n > 0 || last) out.stream_append(n, last, last ? in.in_packet->status : 0);
+  if (last) {
     Output& o = outputs_[in.out];
     o.holder = -1;
     in.state = State::Idle;

@@ -1,0 +1,240 @@
+// Switches and topologies: route bytes consumed, fall-through, wormhole blocking with
+// round-robin arbitration, many-to-one saturation, down ports, chains, determinism.
+#include "net/switch.h"
+#include "net/topology.h"
+#include "test_sinks.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+
+using namespace lanaikit;
+using namespace lanaikit::net;
+using namespace lanaikit::net::testing;
+using sim::kNanosecond;
+
+namespace {
+// A network plus a collector on every node's receiving link.
+struct Rig {
+  sim::Kernel k;
+  std::unique_ptr<Network> net;
+  std::vector<std::unique_ptr<Collector>> rx;
+  void collect() {
+    for (uint32_t n = 0; n < net->nodes(); ++n) {
+      rx.push_back(std::make_unique<Collector>(k));
+      net->node_rx(n).set_sink(rx.back().get());
+    }
+  }
+  void send(uint32_t src, uint32_t dst, uint64_t id, size_t payload) {
+    net->node_tx(src).send(net->make_packet(src, dst, id, pattern(payload, uint32_t(id))));
+  }
+};
+std::unique_ptr<Rig> single(uint32_t nodes, LinkConfig link = {}, SwitchConfig sw = {}) {
+  auto r = std::make_unique<Rig>();
+  r->net = build_single_switch(r->k, nodes, link, sw);
+  r->collect();
+  return r;
+}
+} // namespace
+
+TEST(Switch, ConsumesTheRouteByteAfterTheFallThroughTime) {
+  auto r = single(4);
+  r->send(0, 1, 11, 63); // 64 bytes with the route byte
+  r->k.run();
+  ASSERT_EQ(r->rx[1]->packets.size(), 1u);
+  const Arrival& a = r->rx[1]->packets[0];
+  EXPECT_EQ(a.bytes, pattern(63, 11)); // the route byte is gone
+  EXPECT_EQ(a.id, 11u);
+  // Head chunk (32 bytes) at the switch: 50 + 200 ns. Fall-through 500 ns: the head leaves
+  // at 750 ns; 63 data + CRC = 64 wire bytes take 400 ns; 50 ns of cable. The first chunk
+  // out is the first chunk in less its route byte: 31 bytes.
+  EXPECT_EQ(a.head_ps, 750'000 + 31 * 6'250 + 50'000);
+  EXPECT_EQ(a.tail_ps, 750'000 + 400'000 + 50'000);
+  EXPECT_EQ(r->net->switch_at(0).counters().packets_routed, 1u);
+  for (uint32_t n : {0u, 2u, 3u}) EXPECT_TRUE(r->rx[n]->packets.empty());
+}
+
+TEST(Switch, LongPacketCutsThroughWithoutStalling) {
+  auto r = single(2);
+  r->send(0, 1, 1, 1000);
+  r->k.run();
+  ASSERT_EQ(r->rx[1]->packets.size(), 1u);
+  // The output starts 500 ns after the head chunk arrived and, fed faster than it sends,
+  // runs 1001 wire bytes back to back: 750 ns + 6256.25 ns + 50 ns.
+  EXPECT_EQ(r->rx[1]->packets[0].tail_ps, 750'000 + 6'256'250 + 50'000);
+  EXPECT_EQ(r->rx[1]->packets[0].bytes, pattern(1000, 1));
+}
+
+TEST(Switch, TwoInputsToOneOutputBlockTheLoserWormholeStyle) {
+  auto r = single(4);
+  r->send(0, 2, 100, 1000);
+  r->send(1, 2, 200, 1000);
+  bool checked = false;
+  r->k.schedule_at(3000 * kNanosecond, [&] {
+    // Mid-way through the winner: it holds the output; the loser's bytes fill its
+    // incoming link's slack buffer and its sender is stopped.
+    EXPECT_EQ(r->net->switch_at(0).holder(2), 0);
+    EXPECT_TRUE(r->net->node_tx(1).stopped());
+    EXPECT_GE(r->net->node_tx(1).buffered_bytes(), LinkConfig{}.stop_bytes);
+    checked = true;
+  });
+  r->k.run();
+  EXPECT_TRUE(checked);
+  const auto& got = r->rx[2]->packets;
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_EQ(got[0].id, 100u); // round robin starts at input 0
+  EXPECT_EQ(got[1].id, 200u);
+  EXPECT_EQ(got[0].bytes, pattern(1000, 100));
+  EXPECT_EQ(got[1].bytes, pattern(1000, 200));
+  // Both heads routed at 750 ns; the output then sends both packets back to back.
+  EXPECT_EQ(got[0].tail_ps, 750'000 + 6'256'250 + 50'000);
+  EXPECT_EQ(got[1].tail_ps, 750'000 + 2 * 6'256'250 + 50'000);
+  EXPECT_GT(r->net->node_tx(1).counters().stops, 0u);
+  EXPECT_GT(r->net->node_tx(1).counters().time_stopped_ps, 0);
+  EXPECT_LE(r->net->node_tx(1).counters().max_buffered_bytes, LinkConfig{}.slack_bytes);
+}
+
+TEST(Switch, ArbitrationIsRoundRobin) {
+  auto r = single(4);
+  for (int round = 0; round < 3; ++round)
+    for (uint32_t src : {0u, 1u, 3u}) r->send(src, 2, src * 10 + round, 200);
+  r->k.run();
+  std::vector<uint64_t> order;
+  for (const Arrival& a : r->rx[2]->packets) order.push_back(a.id);
+  EXPECT_EQ(order, (std::vector<uint64_t>{0, 10, 30, 1, 11, 31, 2, 12, 32}));
+}
+
+TEST(Switch, ManyToOneSaturationLosesNoByte) {
+  auto r = single(8);
+  const int kPerSource = 20, kPayload = 512;
+  for (int i = 0; i < kPerSource; ++i)
+    for (uint32_t src = 0; src < 7; ++src) r->send(src, 7, src * 1000 + i, kPayload);
+  r->k.run();
+  const auto& got = r->rx[7]->packets;
+  ASSERT_EQ(got.size(), size_t(7 * kPerSource));
+  std::vector<int> next(7, 0);
+  for (const Arrival& a : got) {
+    const uint32_t src = uint32_t(a.id / 1000);
+    ASSERT_LT(src, 7u);
+    EXPECT_EQ(a.id % 1000, uint64_t(next[src]++)) << "per-source order";
+    EXPECT_EQ(a.bytes, pattern(kPayload, uint32_t(a.id)));
+    EXPECT_EQ(a.status, 0u);
+  }
+  // The output never idles once the first head is routed: 140 packets of 513 wire bytes.
+  const uint64_t wire = 7ull * kPerSource * (kPayload + 1);
+  EXPECT_EQ(got.back().tail_ps, 750'000 + r->net->node_rx(7).wire_time(wire) + 50'000);
+  for (size_t i = 0; i < r->net->link_count(); ++i)
+    EXPECT_LE(r->net->link_at(i).counters().max_buffered_bytes, LinkConfig{}.slack_bytes);
+  EXPECT_EQ(r->net->switch_at(0).counters().packets_discarded, 0u);
+}
+
+TEST(Switch, PoweredOffNodeMakesTheSwitchDiscardAndCount) {
+  auto r = single(4);
+  r->net->set_node_powered(2, false);
+  for (int i = 0; i < 3; ++i) r->send(0, 2, i, 300);
+  r->send(0, 1, 9, 300);
+  // A route byte naming no port is discarded too.
+  r->net->node_tx(3).send(Packet{77, {9, 1, 2, 3}, 0});
+  r->k.run();
+  EXPECT_TRUE(r->rx[2]->packets.empty());
+  ASSERT_EQ(r->rx[1]->packets.size(), 1u);
+  EXPECT_EQ(r->rx[1]->packets[0].id, 9u);
+  const SwitchCounters& c = r->net->switch_at(0).counters();
+  EXPECT_EQ(c.discarded_by_port[2], 3u);
+  EXPECT_EQ(c.bad_routes, 1u);
+  EXPECT_EQ(c.packets_discarded, 4u);
+  EXPECT_EQ(r->net->node_tx(0).buffered_bytes(), 0u);
+  // Powered back on, the port carries traffic again.
+  r->net->set_node_powered(2, true);
+  r->send(0, 2, 5, 10);
+  r->k.run();
+  ASSERT_EQ(r->rx[2]->packets.size(), 1u);
+  EXPECT_EQ(r->rx[2]->packets[0].id, 5u);
+}
+
+TEST(Switch, CrcErrorUpstreamStaysFlaggedDownstream) {
+  sim::Kernel k;
+  Network net(k);
+  Switch& sw = net.add_switch(SwitchConfig{}, "sw");
+  LinkConfig noisy;
+  noisy.faults.corrupt_packets = {0};
+  Link& in = net.add_link(noisy, "in");
+  Link& out = net.add_link(LinkConfig{}, "out");
+  sw.attach_input(0, in);
+  sw.attach_output(1, out);
+  Collector sink(k);
+  out.set_sink(&sink);
+  std::vector<uint8_t> bytes = pattern(41, 3);
+  bytes[0] = 1; // route: port 1
+  in.send(Packet{3, bytes, 0});
+  in.send(Packet{4, bytes, 0});
+  k.run();
+  ASSERT_EQ(sink.packets.size(), 2u);
+  // The first hop failed its check; the second hop's CRC was computed over the damaged
+  // bytes and passes, but the flag travels with the packet.
+  EXPECT_EQ(sink.packets[0].status, uint32_t(kCrcError));
+  EXPECT_EQ(sink.packets[1].status, 0u);
+  EXPECT_EQ(in.counters().crc_errors, 1u);
+  EXPECT_EQ(out.counters().crc_errors, 0u);
+}
+
+TEST(Topology, ChainRoutesThroughEverySwitch) {
+  sim::Kernel k;
+  auto net = build_switch_chain(k, 3, 2, LinkConfig{}, SwitchConfig{});
+  ASSERT_EQ(net->nodes(), 6u);
+  EXPECT_EQ(net->route(0, 5), (std::vector<uint8_t>{3, 3, 1}));
+  EXPECT_EQ(net->route(5, 0), (std::vector<uint8_t>{2, 2, 0}));
+  EXPECT_EQ(net->route(2, 3), (std::vector<uint8_t>{1}));
+  std::vector<std::unique_ptr<Collector>> rx;
+  for (uint32_t n = 0; n < 6; ++n) {
+    rx.push_back(std::make_unique<Collector>(k));
+    net->node_rx(n).set_sink(rx.back().get());
+  }
+  net->node_tx(0).send(net->make_packet(0, 5, 1, pattern(13, 1)));
+  net->node_tx(5).send(net->make_packet(5, 0, 2, pattern(13, 2)));
+  k.run();
+  ASSERT_EQ(rx[5]->packets.size(), 1u);
+  ASSERT_EQ(rx[0]->packets.size(), 1u);
+  EXPECT_EQ(rx[5]->packets[0].bytes, pattern(13, 1));
+  EXPECT_EQ(rx[0]->packets[0].bytes, pattern(13, 2));
+  // Per hop: the packet (one chunk) crosses the link, then waits 500 ns of fall-through;
+  // each switch strips a byte: 17, 16, 15, 14 wire bytes at 6.25 ns, 50 ns per cable.
+  const sim::Time expect = 4 * 50'000 + 3 * 500'000 + (17 + 16 + 15 + 14) * 6'250;
+  EXPECT_EQ(rx[5]->packets[0].tail_ps, expect);
+  EXPECT_EQ(rx[0]->packets[0].tail_ps, expect);
+  for (size_t s = 0; s < net->switch_count(); ++s)
+    EXPECT_EQ(net->switch_at(s).counters().packets_routed, 2u);
+}
+
+namespace {
+uint64_t busy_run(uint64_t seed) {
+  sim::Kernel k;
+  LinkConfig link;
+  link.faults.seed = seed;
+  link.faults.corrupt_probability = 0.05;
+  link.faults.delay_probability = 0.05;
+  link.faults.extra_delay_ps = 200 * kNanosecond;
+  auto net = build_switch_chain(k, 2, 3, link, SwitchConfig{});
+  std::vector<std::unique_ptr<Collector>> rx;
+  for (uint32_t n = 0; n < net->nodes(); ++n) {
+    rx.push_back(std::make_unique<Collector>(k));
+    net->node_rx(n).set_sink(rx.back().get());
+  }
+  for (int i = 0; i < 30; ++i)
+    for (uint32_t src = 0; src < 6; ++src) {
+      const uint32_t dst = (src + 1 + uint32_t(i) % 5) % 6;
+      net->node_tx(src).send(net->make_packet(src, dst, src * 100 + i, pattern(100 + i * 7, i)));
+    }
+  k.run();
+  size_t total = 0;
+  for (auto& c : rx) total += c->packets.size();
+  EXPECT_EQ(total, 180u);
+  return k.trace_hash();
+}
+} // namespace
+
+TEST(Determinism, IdenticalRunsGiveTheSameTraceHash) {
+  const uint64_t a = busy_run(7), b = busy_run(7), c = busy_run(8);
+  EXPECT_EQ(a, b);
+  EXPECT_NE(a, c);
+}
