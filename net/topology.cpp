@@ -99,4 +99,36 @@ std::unique_ptr<Network> build_switch_chain(sim::Kernel& kernel, uint32_t switch
   return net;
 }
 
+std::unique_ptr<Network> build_two_level_clos(sim::Kernel& kernel, uint32_t leaves,
+                                              uint32_t nodes_per_leaf, uint32_t spines,
+                                              const LinkConfig& link, SwitchConfig switch_config) {
+  const uint32_t m = nodes_per_leaf;
+  if (leaves == 0 || spines == 0 || m == 0)
+    throw std::invalid_argument("two-level Clos: need leaves, spines and nodes per leaf >= 1");
+  if (m + spines > 256 || leaves > 256)
+    throw std::invalid_argument("two-level Clos: a switch would need more than 256 ports");
+  auto net = std::make_unique<Network>(kernel);
+  SwitchConfig leaf = switch_config, spine = switch_config;
+  leaf.ports = std::max(switch_config.ports, m + spines);
+  spine.ports = std::max(switch_config.ports, leaves);
+  for (uint32_t l = 0; l < leaves; ++l) net->add_switch(leaf, "leaf" + std::to_string(l));
+  for (uint32_t s = 0; s < spines; ++s) net->add_switch(spine, "spine" + std::to_string(s));
+  for (uint32_t l = 0; l < leaves; ++l)
+    for (uint32_t p = 0; p < m; ++p) net->attach_node(net->switch_at(l), p, link);
+  for (uint32_t l = 0; l < leaves; ++l)
+    for (uint32_t s = 0; s < spines; ++s)
+      net->connect(net->switch_at(l), m + s, net->switch_at(leaves + s), l, link);
+  const uint32_t n = leaves * m;
+  auto& r = net->routes();
+  r.assign(n, std::vector<std::vector<uint8_t>>(n));
+  for (uint32_t src = 0; src < n; ++src)
+    for (uint32_t dst = 0; dst < n; ++dst) {
+      if (src / m == dst / m)
+        r[src][dst] = {uint8_t(dst % m)};
+      else
+        r[src][dst] = {uint8_t(m + (src + dst) % spines), uint8_t(dst / m), uint8_t(dst % m)};
+    }
+  return net;
+}
+
 } // namespace lanaikit::net

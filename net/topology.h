@@ -45,6 +45,7 @@ public:
   // The switch and port node n is attached to; powering a node off marks that port down.
   void set_node_powered(uint32_t node, bool on);
 
+  // The route table [src][dst], filled by the builders (or by hand for a custom network).
   std::vector<std::vector<std::vector<uint8_t>>>& routes() { return routes_; }
 
 private:
@@ -68,5 +69,14 @@ std::unique_ptr<Network> build_single_switch(sim::Kernel& kernel, uint32_t nodes
 std::unique_ptr<Network> build_switch_chain(sim::Kernel& kernel, uint32_t switches,
                                             uint32_t nodes_per_switch, const LinkConfig& link,
                                             SwitchConfig switch_config);
+
+// A two-level Clos network: `leaves` leaf switches with `nodes_per_leaf` nodes each (node
+// l*nodes_per_leaf + p on leaf l, port p) and one uplink from every leaf to each of `spines`
+// spine switches (leaf port nodes_per_leaf + s to spine s, port l). Nodes on one leaf talk
+// through it alone; otherwise the route is {up to spine s, down to the leaf, node port} with
+// s = (src + dst) % spines, a fixed spread of pairs over the spines.
+std::unique_ptr<Network> build_two_level_clos(sim::Kernel& kernel, uint32_t leaves,
+                                              uint32_t nodes_per_leaf, uint32_t spines,
+                                              const LinkConfig& link, SwitchConfig switch_config);
 
 } // namespace lanaikit::net
