@@ -119,13 +119,18 @@ std::vector<std::string> LuaTable::keys() const {
   return out;
 }
 
-double LuaTable::number(const std::string& key) const {
+template <class Get>
+auto LuaTable::read(const std::string& key, int type, const char* expected, Get get) const {
   lua_State* L = file_->L_;
   push_field(key);
-  if (lua_type(L, -1) != LUA_TNUMBER) fail(key, "expected a number, got " + describe_top(L));
-  const double v = lua_tonumber(L, -1);
+  if (lua_type(L, -1) != type) fail(key, std::string("expected ") + expected + ", got " + describe_top(L));
+  auto v = get(L);
   lua_pop(L, 1);
   return v;
+}
+
+double LuaTable::number(const std::string& key) const {
+  return read(key, LUA_TNUMBER, "a number", [](lua_State* L) { return lua_tonumber(L, -1); });
 }
 
 int64_t LuaTable::integer(const std::string& key) const {
@@ -142,21 +147,13 @@ uint64_t LuaTable::positive(const std::string& key) const {
 }
 
 std::string LuaTable::string(const std::string& key) const {
-  lua_State* L = file_->L_;
-  push_field(key);
-  if (lua_type(L, -1) != LUA_TSTRING) fail(key, "expected a string, got " + describe_top(L));
-  std::string v = lua_tostring(L, -1);
-  lua_pop(L, 1);
-  return v;
+  return read(key, LUA_TSTRING, "a string",
+              [](lua_State* L) { return std::string(lua_tostring(L, -1)); });
 }
 
 bool LuaTable::boolean(const std::string& key) const {
-  lua_State* L = file_->L_;
-  push_field(key);
-  if (lua_type(L, -1) != LUA_TBOOLEAN) fail(key, "expected a boolean, got " + describe_top(L));
-  const bool v = lua_toboolean(L, -1);
-  lua_pop(L, 1);
-  return v;
+  return read(key, LUA_TBOOLEAN, "a boolean",
+              [](lua_State* L) { return lua_toboolean(L, -1) != 0; });
 }
 
 LuaTable LuaTable::table(const std::string& key) const {

@@ -61,6 +61,9 @@ private:
   LuaTable(const LuaFile* file, int ref, std::string path) : file_(file), ref_(ref), path_(std::move(path)) {}
   void push_field(const std::string& key) const; // pushes t[key]
   void push_index(size_t index) const;           // pushes t[index]
+  // Reads t[key] if it has Lua type `type`, through `get`; else fails with `expected`.
+  template <class Get>
+  auto read(const std::string& key, int type, const char* expected, Get get) const;
   const LuaFile* file_;
   int ref_; // registry reference to the table
   std::string path_;
