@@ -35,11 +35,11 @@ Cpu::Cpu(Sram& sram, MmioDevice& mmio, CostModel costs)
   static_assert(std::is_trivially_destructible_v<Core>);
   num_words_ = sram.size() / 4;
   slots_ = std::make_unique<Slot[]>(num_words_ + 1);
-  code_pages_ = std::make_unique<uint8_t[]>((sram.size() >> kCodePageShift) + 1);
+  code_map_ = std::make_unique<uint8_t[]>((sram.size() >> kCodeMapShift) + 1);
   core_.sram_size = sram.size();
   core_.sram_halves = sram.size() / 2;
   core_.sram_words = sram.size() / 4;
-  core_.code_pages = code_pages_.get();
+  core_.code_map = code_map_.get();
   core_.slots = slots_.get();
   core_.cpu = this;
   invalidate_words(0, num_words_);
@@ -141,7 +141,7 @@ Cpu::StepStatus Cpu::store(uint32_t addr, Width width, uint32_t value) {
     case Width::Half: store_be16(p, uint16_t(value)); break;
     case Width::Byte: *p = uint8_t(value); break;
     }
-    if (code_pages_[addr >> kCodePageShift]) invalidate_words(addr / 4, addr / 4 + 1);
+    if (code_map_[addr >> kCodeMapShift]) invalidate_words(addr / 4, addr / 4 + 1);
     return StepStatus::Ok;
   }
   if (addr < kMmioBase) return set_fault(FaultKind::BusError, addr, "store");

@@ -168,7 +168,7 @@ private:
     uint32_t sram_size = 0;
     uint32_t sram_halves = 0; // sram_size / 2 and / 4, for the aligned-access checks
     uint32_t sram_words = 0;
-    const uint8_t* code_pages = nullptr;
+    const uint8_t* code_map = nullptr;
     Slot* slots = nullptr;
     Cpu* cpu = nullptr;
     // Lazy flags of the fast interpreter: after a `sub.f` it records the operands instead of
@@ -190,12 +190,12 @@ private:
   // that is set once its slot is decoded, so stores check one byte to know whether they
   // may be overwriting code.
   std::unique_ptr<Slot[]> slots_;
-  std::unique_ptr<uint8_t[]> code_pages_;
+  std::unique_ptr<uint8_t[]> code_map_;
   uint32_t num_words_ = 0;
 };
 
 // Granule of the code map that stores check: one word, so that data next to code (a table
 // right after a function, the start of .bss) never shares a granule with predecoded slots.
-inline constexpr unsigned kCodePageShift = 2;
+inline constexpr unsigned kCodeMapShift = 2;
 
 } // namespace lanaikit::vm

@@ -91,7 +91,7 @@ RunResult Interp::run(uint8_t* const storage, uint64_t max_insns, HandlerTables*
   }
 
   // Few long-lived values, so they stay in callee-saved registers across the slow-path
-  // calls: the core state (registers, SRAM size, code-page map) is reached through R.
+  // calls: the core state (registers, SRAM size, code map) is reached through R.
   Cpu::Core* const core = std::launder(reinterpret_cast<Cpu::Core*>(storage));
   uint32_t* const R = core->regs; // the same address as core: one base register for both
   // SRAM follows the core state at a constant offset (Sram::kHeaderBytes), so an access is

@@ -3,7 +3,7 @@
 // Each SRAM word has a Slot: the address of its handler inside the interpreter loop plus
 // operands already resolved (register indices with writes to r0/r1 redirected to a sink,
 // immediates negated or baked, branch targets as slot indices). Slots start as DECODE and
-// are filled on first execution; stores that hit a code page reset them.
+// are filled on first execution; stores into a decoded word (the code map) reset them.
 #pragma once
 
 #include <cstdint>

@@ -98,7 +98,7 @@ void Cpu::build_slot(uint32_t index) {
     s.delay1 = fast_handlers().delay1[op];
   };
   const uint32_t pc = index * 4;
-  code_pages_[pc >> kCodePageShift] = 1;
+  code_map_[pc >> kCodeMapShift] = 1;
   const auto decoded = isa::decode(load_be32(sram_.data() + pc));
   s.reads = decoded ? isa::regs_read(*decoded) : 0;
   // A load whose successor reads its destination takes the stalling twin of its op, which
