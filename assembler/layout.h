@@ -1,0 +1,79 @@
+// The layout table a firmware image exports to host code: struct layouts (size, field
+// offsets and types), globals (pinned address, type) and handler names. Host libraries look
+// fields and queues up by name at run time, so editing firmware never requires rebuilding
+// C++ (ARCHITECTURE.md, "Firmware language").
+//
+// The firmware-language compiler fills a LayoutTable for each module and stores
+// encode_layout()'s bytes in the object's `.lanaikit.layout` section (kLayoutSection); the
+// linker decodes every object's table, merges them (identical duplicates, e.g. from a
+// shared import, collapse; conflicting ones are a link error) and keeps the result in
+// FirmwareImage::layout. The section is never loaded into SRAM.
+//
+// LLVM-free, like image.h.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace lanaikit::assembler {
+
+inline constexpr std::string_view kLayoutSection = ".lanaikit.layout";
+
+// One field of a struct. Offsets and sizes are in bytes; layouts are big-endian with
+// natural alignment (docs/language.md). `type` is the field's type spelled as in the
+// language ("u32", "u8[16]", "*SendReq", "Header").
+struct LayoutField {
+  std::string name;
+  uint32_t offset = 0;
+  uint32_t size = 0;
+  std::string type;
+  bool operator==(const LayoutField&) const = default;
+};
+
+struct StructLayout {
+  std::string name;
+  uint32_t size = 0;
+  uint32_t align = 1;
+  std::vector<LayoutField> fields; // in declaration order
+
+  // The field of that name; throws std::out_of_range naming the struct, the field and the
+  // fields that exist.
+  const LayoutField& field(std::string_view name) const;
+  bool has_field(std::string_view name) const;
+  bool operator==(const StructLayout&) const = default;
+};
+
+struct GlobalLayout {
+  std::string name;
+  std::string type;                      // as in the language
+  uint32_t size = 0;
+  std::optional<uint32_t> pinned_address; // set for `@ 0x...` globals
+  bool operator==(const GlobalLayout&) const = default;
+};
+
+struct LayoutTable {
+  std::vector<StructLayout> structs;  // sorted by name after merge
+  std::vector<GlobalLayout> globals;  // sorted by name after merge
+  std::vector<std::string> handlers;  // names of `handler` functions, sorted after merge
+
+  const StructLayout* find_struct(std::string_view name) const;
+  const GlobalLayout* find_global(std::string_view name) const;
+  bool is_handler(std::string_view name) const;
+  bool empty() const { return structs.empty() && globals.empty() && handlers.empty(); }
+  bool operator==(const LayoutTable&) const = default;
+};
+
+// Serialization used in the object section and in image files. decode_layout throws
+// std::runtime_error on malformed bytes (never reads out of bounds).
+std::vector<uint8_t> encode_layout(const LayoutTable& table);
+LayoutTable decode_layout(const uint8_t* data, size_t size);
+
+// Merges `from` into `into`. Throws std::runtime_error naming the entity when the same name
+// has two different definitions.
+void merge_layout(LayoutTable& into, const LayoutTable& from);
+
+} // namespace lanaikit::assembler
