@@ -61,6 +61,8 @@ struct LayoutTable {
   std::vector<std::string> handlers;  // names of `handler` functions, sorted after merge
 
   const StructLayout* find_struct(std::string_view name) const;
+  // The struct of that name; throws std::out_of_range naming it and the structs that exist.
+  const StructLayout& struct_layout(std::string_view name) const;
   const GlobalLayout* find_global(std::string_view name) const;
   bool is_handler(std::string_view name) const;
   bool empty() const { return structs.empty() && globals.empty() && handlers.empty(); }
@@ -72,8 +74,13 @@ struct LayoutTable {
 std::vector<uint8_t> encode_layout(const LayoutTable& table);
 LayoutTable decode_layout(const uint8_t* data, size_t size);
 
+// Decodes a `.lanaikit.layout` section: one or more encoded tables back to back (zero
+// bytes between them are alignment padding), merged with merge_layout. An empty section is
+// an empty table. Throws std::runtime_error like decode_layout and merge_layout.
+LayoutTable decode_layout_section(const uint8_t* data, size_t size);
+
 // Merges `from` into `into`. Throws std::runtime_error naming the entity when the same name
-// has two different definitions.
+// has two different definitions (and then leaves `into` unchanged).
 void merge_layout(LayoutTable& into, const LayoutTable& from);
 
 } // namespace lanaikit::assembler
