@@ -239,6 +239,19 @@ std::vector<uint8_t> elf_bytes(const FirmwareImage& img) {
     w.bytes(lines.data(), lines.size());
     shdrs.push_back(sh);
   }
+  if (!img.layout_table.empty()) {
+    std::vector<uint8_t> layout = encode_layout(img.layout_table);
+    size_t off = (w.size() + 3) & ~size_t(3);
+    w.pad_to(off);
+    SecHdr sh;
+    sh.name = shstr.add(std::string(kLayoutSection));
+    sh.type = E::SHT_PROGBITS;
+    sh.offset = off;
+    sh.size = layout.size();
+    sh.align = 4;
+    w.bytes(layout.data(), layout.size());
+    shdrs.push_back(sh);
+  }
   size_t shstrndx = shdrs.size();
   {
     SecHdr sh;
@@ -447,6 +460,15 @@ llvm::Expected<FirmwareImage> parse_elf(std::string_view data, std::string_view 
         return make_error(name + ": " + llvm::toString(contents.takeError()));
       if (auto e = decode_lines(*contents, img, name))
         return e;
+    } else if (sn && sn->str() == kLayoutSection && !(sh.sh_flags & E::SHF_ALLOC)) {
+      auto contents = ef->getSectionContents(sh);
+      if (!contents)
+        return make_error(name + ": " + llvm::toString(contents.takeError()));
+      try {
+        img.layout_table = decode_layout(contents->data(), contents->size());
+      } catch (const std::runtime_error& e) {
+        return make_error(name + ": " + std::string(kLayoutSection) + ": " + e.what());
+      }
     } else if (!sn) {
       llvm::consumeError(sn.takeError());
     }

@@ -1,7 +1,8 @@
 // FirmwareImage <-> Lanai ELF32 big-endian executable (EM_LANAI = 244, ET_EXEC).
 // The file has a PT_LOAD program header per segment, section headers for
-// .text/.rodata/.data/.bss, .symtab/.strtab, and the line table in `.lanaikit.lines`
-// (format in docs/image.md), so read_elf(write_elf(image)) == image. llvm-objdump-14 -d
+// .text/.rodata/.data/.bss, .symtab/.strtab, the line table in `.lanaikit.lines` and the
+// layout table in `.lanaikit.layout` (formats in docs/image.md), so
+// read_elf(write_elf(image)) == image. llvm-objdump-14 -d
 // disassembles it.
 #pragma once
 

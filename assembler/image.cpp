@@ -19,6 +19,16 @@ std::optional<uint32_t> FirmwareImage::symbol(std::string_view name) const {
   return std::nullopt;
 }
 
+const StructLayout& FirmwareImage::layout(std::string_view struct_name) const {
+  return layout_table.struct_layout(struct_name);
+}
+
+std::optional<uint32_t> FirmwareImage::handler_entry(std::string_view name) const {
+  if (!layout_table.is_handler(name))
+    return std::nullopt;
+  return symbol(name);
+}
+
 std::vector<const Symbol*> FirmwareImage::symbols_named(std::string_view name) const {
   std::vector<const Symbol*> out;
   for (const Symbol& s : symbols)

@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "assembler/layout.h"
+
 namespace lanaikit::assembler {
 
 // One loadable piece of SRAM. `bytes` are the initialised contents at `address`;
@@ -63,10 +65,20 @@ struct FirmwareImage {
   std::vector<Symbol> symbols;   // sorted by address, then name
   std::vector<std::string> files; // line table file names
   std::vector<LineRow> lines;     // sorted by address; empty without -g
+  // Struct layouts, globals and handler names exported by firmware-language objects,
+  // merged by the linker (docs/image.md, "The layout table"). Empty for C/assembly-only
+  // images. (Named layout_table because layout() is the lookup below.)
+  LayoutTable layout_table;
 
   // Address of a symbol: the global (or weak) one of that name if any, else the first
   // local one. nullopt if there is none.
   std::optional<uint32_t> symbol(std::string_view name) const;
+  // The layout of a firmware struct: image.layout("SendReq").field("len").offset.
+  // Throws std::out_of_range naming the struct and the structs the image has.
+  const StructLayout& layout(std::string_view struct_name) const;
+  // Address of a `handler` function's entry; nullopt if `name` is not a handler (or has no
+  // symbol).
+  std::optional<uint32_t> handler_entry(std::string_view name) const;
   // All symbols of that name (locals from several objects may share a name).
   std::vector<const Symbol*> symbols_named(std::string_view name) const;
   // The function containing `addr`: a Function symbol with addr in [address, address+size),

@@ -7,7 +7,8 @@
 // encode_layout()'s bytes in the object's `.lanaikit.layout` section (kLayoutSection); the
 // linker decodes every object's table, merges them (identical duplicates, e.g. from a
 // shared import, collapse; conflicting ones are a link error) and keeps the result in
-// FirmwareImage::layout. The section is never loaded into SRAM.
+// FirmwareImage::layout_table (looked up with FirmwareImage::layout("Struct")). The section
+// is never loaded into SRAM.
 //
 // LLVM-free, like image.h.
 #pragma once

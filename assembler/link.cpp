@@ -90,6 +90,7 @@ struct ObjSym {
   bool used = false;   // referenced by a relocation in an allocated section
   uint32_t addr = 0;   // final address, once resolved
   bool resolved = false;
+  bool in_layout = false; // defined in a .lanaikit.layout section (not part of the image)
 };
 
 struct InObject {
@@ -97,6 +98,7 @@ struct InObject {
   std::unique_ptr<ElfObj> elf;
   std::vector<int> section_map; // ELF section index -> index in sections, or -1
   std::vector<ObjSym> syms;     // the symbol table, index for index
+  std::vector<unsigned> layout_sections; // ELF indices of .lanaikit.layout sections
   bool included = false;
   bool is_library = false;
 };
@@ -144,6 +146,7 @@ private:
   void layout();
   void resolve_addresses();
   void relocate();
+  void merge_layouts();
   void build_image();
   std::string describe_place(const InSection& s, uint32_t off) const;
   std::string sym_display(unsigned oi, uint32_t symidx) const;
@@ -205,6 +208,12 @@ void Linker::load(const Object& o, bool library) {
       errors_.push_back(o.name + ": " + llvm::toString(name.takeError()));
       continue;
     }
+    if (name->str() == kLayoutSection) {
+      // Recognised by name whatever its flags: the host's view of the firmware, never
+      // loaded into SRAM (merge_layouts reads it).
+      io.layout_sections.push_back(i);
+      continue;
+    }
     Out out = classify(*name, sh);
     if (out == Out::None)
       continue;
@@ -248,6 +257,8 @@ void Linker::load(const Object& o, bool library) {
         else
           llvm::consumeError(name.takeError());
         os.shndx = sym.st_shndx;
+        os.in_layout = std::find(io.layout_sections.begin(), io.layout_sections.end(),
+                                 os.shndx) != io.layout_sections.end();
         os.value = sym.st_value;
         os.size = sym.st_size;
         os.type = sym.getType();
@@ -295,7 +306,7 @@ void Linker::add_symbols(unsigned oi) {
   order_.push_back(oi);
   for (unsigned i = 0; i < io.syms.size(); ++i) {
     const ObjSym& s = io.syms[i];
-    if (s.bind == llvm::ELF::STB_LOCAL || s.name.empty())
+    if (s.bind == llvm::ELF::STB_LOCAL || s.name.empty() || s.in_layout)
       continue;
     if (s.type == llvm::ELF::STT_SECTION || s.type == llvm::ELF::STT_FILE)
       continue;
@@ -339,7 +350,8 @@ void Linker::add_symbols(unsigned oi) {
 
 bool Linker::object_resolves_undefined(unsigned oi) const {
   for (const ObjSym& s : objs_[oi].syms) {
-    if (s.bind == llvm::ELF::STB_LOCAL || s.shndx == llvm::ELF::SHN_UNDEF || s.name.empty())
+    if (s.bind == llvm::ELF::STB_LOCAL || s.shndx == llvm::ELF::SHN_UNDEF || s.name.empty() ||
+        s.in_layout)
       continue;
     auto it = globals_.find(s.name);
     if (it != globals_.end() && !it->second.defined && it->second.strong_ref)
@@ -512,6 +524,8 @@ void Linker::resolve_addresses() {
   for (unsigned oi : order_) {
     InObject& io = objs_[oi];
     for (ObjSym& s : io.syms) {
+      if (s.in_layout)
+        continue; // never resolved: not in SRAM
       if (s.bind != llvm::ELF::STB_LOCAL && !s.name.empty() &&
           s.type != llvm::ELF::STT_SECTION && s.type != llvm::ELF::STT_FILE) {
         auto it = globals_.find(s.name);
@@ -598,6 +612,11 @@ void Linker::relocate() {
             continue;
           }
           const ObjSym& s = io.syms[symidx];
+          if (s.in_layout) {
+            errors_.push_back(where() + ": the symbol is in " + std::string(kLayoutSection) +
+                              ", which is not loaded into SRAM");
+            continue;
+          }
           if (!s.resolved)
             continue; // reported as an undefined symbol
           S = s.addr;
@@ -660,6 +679,57 @@ void Linker::relocate() {
         p[2] = word >> 8;
         p[3] = word;
       }
+    }
+  }
+}
+
+void Linker::merge_layouts() {
+  // Which object each struct and global came from first, to name both sides of a conflict.
+  std::map<std::string, unsigned> struct_from, global_from;
+  LayoutTable& merged = image_.layout_table;
+  for (unsigned oi : order_) {
+    InObject& io = objs_[oi];
+    const auto& ef = io.elf->getELFFile();
+    for (unsigned index : io.layout_sections) {
+      auto sh = ef.getSection(index);
+      if (!sh) {
+        errors_.push_back(io.src->name + ": " + llvm::toString(sh.takeError()));
+        continue;
+      }
+      if ((*sh)->sh_type == llvm::ELF::SHT_NOBITS) {
+        errors_.push_back(io.src->name + ": " + std::string(kLayoutSection) +
+                          " has no contents (SHT_NOBITS)");
+        continue;
+      }
+      auto data = ef.getSectionContents(**sh);
+      if (!data) {
+        errors_.push_back(io.src->name + ": " + llvm::toString(data.takeError()));
+        continue;
+      }
+      LayoutTable table;
+      try {
+        table = decode_layout_section(data->data(), data->size());
+      } catch (const std::runtime_error& e) {
+        errors_.push_back(io.src->name + ": " + std::string(kLayoutSection) + ": " + e.what());
+        continue;
+      }
+      // Entity by entity, so that a conflict names the object that defined it first.
+      auto add = [&](const std::string& name, std::map<std::string, unsigned>& from,
+                     const LayoutTable& one) {
+        try {
+          merge_layout(merged, one);
+          from.emplace(name, oi);
+        } catch (const std::runtime_error& e) {
+          auto first = from.find(name);
+          std::string other = first != from.end() ? objs_[first->second].src->name : "?";
+          errors_.push_back(other + " and " + io.src->name + ": " + e.what());
+        }
+      };
+      for (const StructLayout& st : table.structs)
+        add(st.name, struct_from, LayoutTable{{st}, {}, {}});
+      for (const GlobalLayout& g : table.globals)
+        add(g.name, global_from, LayoutTable{{}, {g}, {}});
+      merge_layout(merged, LayoutTable{{}, {}, table.handlers});
     }
   }
 }
@@ -771,6 +841,7 @@ llvm::Expected<FirmwareImage> Linker::run() {
     return make_error(llvm::join(errors_, "\n"));
   resolve_addresses();
   relocate();
+  merge_layouts();
   if (!errors_.empty())
     return make_error(llvm::join(errors_, "\n"));
   build_image();

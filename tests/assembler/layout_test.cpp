@@ -238,3 +238,196 @@ TEST(Layout, SectionWithSeveralTablesAndPadding) {
     EXPECT_THROW(decode_layout_section(cut.data(), cut.size()), std::runtime_error) << n;
   }
 }
+
+// ---------------------------------------------------------------------------------------
+// Through the linker and the ELF file.
+
+namespace {
+
+const char* kStart = R"(
+	.text
+	.globl _start
+	.type _start,@function
+_start:
+	bt main
+	nop
+.Lhang:
+	bt .Lhang
+	nop
+	.size _start, .-_start
+)";
+
+// A `.lanaikit.layout` section holding `table`, as the compiler emits it: a global symbol
+// (the same name in every object) over the encoded bytes, with the given section flags.
+std::string layout_asm(const LayoutTable& table, const std::string& flags = "a",
+                       const std::string& symbol = "__lanaikit_layout") {
+  std::string s = "\t.section .lanaikit.layout,\"" + flags + "\",@progbits\n";
+  s += "\t.globl " + symbol + "\n\t.type " + symbol + ",@object\n" + symbol + ":\n";
+  std::vector<uint8_t> b = encode_layout(table);
+  for (size_t i = 0; i < b.size(); ++i)
+    s += (i % 16 == 0 ? "\t.byte " : ",") + std::to_string(b[i]) + (i % 16 == 15 ? "\n" : "");
+  s += "\n\t.size " + symbol + ", " + std::to_string(b.size()) + "\n";
+  return s;
+}
+
+Object as(const std::string& src, const std::string& name) {
+  auto o = assemble(src, name);
+  if (!o) {
+    ADD_FAILURE() << "assembling " << name << " failed:\n" << llvm::toString(o.takeError());
+    return Object{name, {}, {}};
+  }
+  return std::move(*o);
+}
+
+// Firmware with a handler and a data word, plus its layout section.
+std::string module(const std::string& handler, const LayoutTable& table,
+                   const std::string& flags = "a") {
+  return "\t.text\n\t.globl " + handler + "\n\t.type " + handler + ",@function\n" + handler +
+         ":\n\tor %r0, 1, %rv\n\tbt %rca\n\tnop\n\t.size " + handler + ", .-" + handler +
+         "\n\t.data\n\t.globl data_" + handler + "\ndata_" + handler + ":\n\t.long 7\n" +
+         layout_asm(table, flags);
+}
+
+LinkInputs inputs(std::vector<Object> objs) {
+  LinkInputs in;
+  in.startup = as(kStart, "start.s");
+  in.objects = std::move(objs);
+  return in;
+}
+
+std::string link_error(const LinkInputs& in) {
+  auto img = link(in);
+  if (img) {
+    ADD_FAILURE() << "expected a link error";
+    return "";
+  }
+  return llvm::toString(img.takeError());
+}
+
+} // namespace
+
+TEST(LayoutLink, TablesAreMergedAndNeverLoaded) {
+  LayoutTable a;
+  a.structs = {send_req(), header()};
+  a.globals = {{"sendq", "SendReq[32]", 512, 0x8000}};
+  a.handlers = {"main"};
+  LayoutTable b;
+  b.structs = {header()}; // the same struct from a shared import collapses
+  b.handlers = {"on_packet"};
+  // LLVM may mark the section writable as well; it is recognised by name either way.
+  LinkInputs in = inputs({as(module("main", a, "a"), "a.fw"),
+                          as(module("on_packet", b, "aw"), "b.fw")});
+  auto img = link(in);
+  ASSERT_TRUE(bool(img)) << llvm::toString(img.takeError());
+
+  EXPECT_EQ(img->layout_table.structs.size(), 2u);
+  EXPECT_EQ(img->layout("SendReq").field("len").offset, 4u);
+  EXPECT_EQ(img->layout("Header").size, 8u);
+  EXPECT_EQ(img->layout_table.find_global("sendq")->pinned_address, 0x8000u);
+  EXPECT_EQ(img->layout_table.handlers, (std::vector<std::string>{"main", "on_packet"}));
+  EXPECT_EQ(img->handler_entry("on_packet"), img->symbol("on_packet"));
+  EXPECT_TRUE(img->handler_entry("on_packet").has_value());
+  EXPECT_EQ(img->handler_entry("_start"), std::nullopt);
+  EXPECT_THROW((void)img->layout("Nope"), std::out_of_range);
+
+  // Not in SRAM: the image holds code and two data words only, and the tables' symbols
+  // (the same global name in both objects) are neither duplicates nor image symbols.
+  EXPECT_EQ(img->symbol("__lanaikit_layout"), std::nullopt);
+  uint32_t code_and_data = 0;
+  for (const Segment& s : img->segments) {
+    EXPECT_TRUE(s.name == ".text" || s.name == ".data") << s.name;
+    code_and_data += s.mem_size;
+  }
+  EXPECT_EQ(img->end(), *img->symbol("_end"));
+  const Segment* data = img->segment_at(*img->symbol("data_main"));
+  ASSERT_NE(data, nullptr);
+  EXPECT_EQ(data->name, ".data");
+  EXPECT_EQ(data->mem_size, 8u);
+}
+
+TEST(LayoutLink, ObjectsWithoutTablesGiveAnEmptyTable) {
+  auto img = link(inputs({as("\t.text\n\t.globl main\nmain:\n\tbt %rca\n\tnop\n", "m.s")}));
+  ASSERT_TRUE(bool(img)) << llvm::toString(img.takeError());
+  EXPECT_TRUE(img->layout_table.empty());
+  try {
+    (void)img->layout("SendReq");
+    FAIL() << "expected std::out_of_range";
+  } catch (const std::out_of_range& e) {
+    EXPECT_NE(std::string(e.what()).find("structs: none"), std::string::npos) << e.what();
+  }
+}
+
+TEST(LayoutLink, ConflictNamesBothObjects) {
+  LayoutTable a;
+  a.structs = {send_req()};
+  LayoutTable b;
+  StructLayout changed = send_req();
+  changed.size = 20;
+  b.structs = {changed};
+  b.globals = {{"sendq", "SendReq[32]", 640, 0x8000}};
+  LayoutTable c;
+  c.globals = {{"sendq", "SendReq[32]", 512, 0x8000}};
+  std::string e = link_error(inputs({as(module("main", a), "a.fw"),
+                                     as(module("on_packet", b), "b.fw"),
+                                     as(module("on_send", c), "c.fw")}));
+  EXPECT_NE(e.find("a.fw and b.fw: layout conflict: struct SendReq"), std::string::npos) << e;
+  EXPECT_NE(e.find("size 16"), std::string::npos) << e;
+  EXPECT_NE(e.find("size 20"), std::string::npos) << e;
+  EXPECT_NE(e.find("b.fw and c.fw: layout conflict: global sendq"), std::string::npos) << e;
+}
+
+TEST(LayoutLink, MalformedTableIsAnErrorNamingTheObject) {
+  std::string bad = "\t.text\n\t.globl main\nmain:\n\tbt %rca\n\tnop\n"
+                    "\t.section .lanaikit.layout,\"a\",@progbits\n\t.ascii \"LKLY\"\n"
+                    "\t.long 1, 200, 0, 0, 0\n";
+  std::string e = link_error(inputs({as(bad, "bad.fw")}));
+  EXPECT_NE(e.find("bad.fw: .lanaikit.layout: malformed layout table"), std::string::npos) << e;
+}
+
+TEST(LayoutLink, CodeMayNotReferToTheTable) {
+  LayoutTable a;
+  a.handlers = {"main"};
+  std::string src = "\t.text\n\t.globl main\nmain:\n\tmov hi(__lanaikit_layout), %r9\n"
+                    "\tbt %rca\n\tnop\n" + layout_asm(a);
+  std::string e = link_error(inputs({as(src, "ref.fw")}));
+  EXPECT_NE(e.find("ref.fw: R_LANAI_HI16 against __lanaikit_layout"), std::string::npos) << e;
+  EXPECT_NE(e.find("not loaded into SRAM"), std::string::npos) << e;
+}
+
+TEST(LayoutLink, ElfRoundTripKeepsTheTableOutsideTheLoadedImage) {
+  LinkInputs in = inputs({as(module("main", sample()), "a.fw")});
+  auto img = link(in);
+  ASSERT_TRUE(bool(img)) << llvm::toString(img.takeError());
+  std::vector<uint8_t> bytes = elf_bytes(*img);
+  std::string_view data(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  auto back = parse_elf(data, "img.elf");
+  ASSERT_TRUE(bool(back)) << llvm::toString(back.takeError());
+  EXPECT_EQ(*back, *img);
+  EXPECT_EQ(back->layout("SendReq").field("next").type, "*SendReq");
+
+  // The image without its table differs (operator== compares it) and writes no section.
+  FirmwareImage bare = *img;
+  bare.layout_table = {};
+  EXPECT_FALSE(bare == *img);
+  std::vector<uint8_t> bare_bytes = elf_bytes(bare);
+  auto bare_back = parse_elf(
+      std::string_view(reinterpret_cast<const char*>(bare_bytes.data()), bare_bytes.size()),
+      "bare.elf");
+  ASSERT_TRUE(bool(bare_back));
+  EXPECT_EQ(*bare_back, bare);
+  EXPECT_EQ(std::string_view(reinterpret_cast<const char*>(bare_bytes.data()),
+                             bare_bytes.size())
+                .find(".lanaikit.layout"),
+            std::string_view::npos);
+
+  // A corrupted table in the file is reported, not trusted.
+  size_t at = data.find("LKLY");
+  ASSERT_NE(at, std::string_view::npos);
+  std::vector<uint8_t> broken = bytes;
+  broken[at + 11] ^= 1; // the length word
+  auto bad = parse_elf(
+      std::string_view(reinterpret_cast<const char*>(broken.data()), broken.size()), "x.elf");
+  ASSERT_FALSE(bool(bad));
+  std::string m = llvm::toString(bad.takeError());
+  EXPECT_NE(m.find("x.elf: .lanaikit.layout: malformed layout table"), std::string::npos) << m;
+}
