@@ -105,6 +105,20 @@ bool LuaTable::has(const std::string& key) const {
   return present;
 }
 
+bool LuaTable::is_number(const std::string& key) const {
+  push_field(key);
+  const bool yes = lua_type(file_->L_, -1) == LUA_TNUMBER;
+  lua_pop(file_->L_, 1);
+  return yes;
+}
+
+bool LuaTable::is_table(const std::string& key) const {
+  push_field(key);
+  const bool yes = lua_istable(file_->L_, -1);
+  lua_pop(file_->L_, 1);
+  return yes;
+}
+
 std::vector<std::string> LuaTable::keys() const {
   lua_State* L = file_->L_;
   std::vector<std::string> out;

@@ -31,6 +31,8 @@ public:
   const std::string& path() const { return path_; }
 
   bool has(const std::string& key) const;
+  bool is_number(const std::string& key) const; // present and a number
+  bool is_table(const std::string& key) const;  // present and a table
   std::vector<std::string> keys() const; // string keys, sorted
 
   // Required fields: a missing field or a wrong type is a LuaError naming the field.

@@ -2,16 +2,20 @@
 -- Source: ../shared/seeds/001 (the UDM paper), numbers as copied into
 -- ../shared/design/PLATFORMS.md, section "UDM / FUGU (001)".
 -- FUGU's nodes are Sparcle processors with a network interface, not a LANai: no `nic`
--- section. The paper states its results in processor cycles.
+-- section. The paper states its results in processor cycles, and gives no clock rate,
+-- so the host section counts cycles.
 return {
   name = "udm",
   description = "FUGU: Sparcle processors, simulated; 8 nodes",
+  nodes = 8,                    -- "8 nodes"
   host = {
-    nodes = 8,                  -- "8 nodes"
     cache_bytes = 64 * 1024,    -- "a 64 KB unified cache"
     cache_line_bytes = 16,      -- "16-byte lines"
-    miss_penalty_cycles = 10,   -- "10-cycle miss penalty"
-    timeslice_cycles = 500000,  -- "scheduler timeslice 500,000 cycles"
     send_buffer_words = 16,     -- "16-word hardware send buffer"
+    cycles = {
+      miss_penalty = 10,        -- "10-cycle miss penalty"
+      timeslice = 500000,       -- "scheduler timeslice 500,000 cycles"
+    },
+    -- cpu_hz: not given (results are in cycles).
   },
 }
