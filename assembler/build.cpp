@@ -1,5 +1,6 @@
 #include "assembler/build.h"
 
+#include "assembler/fw/compile.h"
 #include "assembler/internal.h"
 #include "llvm/Support/Path.h"
 
@@ -22,10 +23,24 @@ llvm::Expected<Object> load_input(const std::string& path, const BuildOptions& o
     return assemble_file(path, AssembleOptions{options.debug});
   if (ext == ".o")
     return read_object(path);
-  if (ext == ".fw")
-    return make_error(path + ": .fw sources are not supported yet");
+  if (ext == ".fw") {
+    fw::CompileOptions fo;
+    fo.opt = options.opt;
+    fo.debug = options.debug;
+    fo.import_dirs = options.include_dirs;
+    fo.sram_size = options.sram_size;
+    fw::CompileResult r = fw::compile_file(path, fo);
+    if (!r.ok) {
+      // The rendered diagnostics end with a newline; the caller adds its own.
+      std::string d = r.diagnostics;
+      while (!d.empty() && d.back() == '\n') d.pop_back();
+      return make_error(d.empty() ? path + ": compilation failed" : d);
+    }
+    if (!r.diagnostics.empty()) r.object.warnings = r.diagnostics;
+    return std::move(r.object);
+  }
   return make_error(path + ": unknown input kind '" + ext +
-                    "' (expected .c, .s, .S or .o)");
+                    "' (expected .c, .fw, .s, .S or .o)");
 }
 
 llvm::Expected<FirmwareImage> build(const std::vector<std::string>& inputs,

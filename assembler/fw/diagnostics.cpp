@@ -1,0 +1,54 @@
+#include "assembler/fw/diagnostics.h"
+
+#include <algorithm>
+
+namespace lanaikit::fw {
+
+void SourceFile::index_lines() {
+  line_starts.clear();
+  line_starts.push_back(0);
+  for (uint32_t i = 0; i < text.size(); ++i)
+    if (text[i] == '\n')
+      line_starts.push_back(i + 1);
+}
+
+std::pair<uint32_t, uint32_t> SourceFile::line_col(uint32_t offset) const {
+  auto it = std::upper_bound(line_starts.begin(), line_starts.end(), offset);
+  const uint32_t line = uint32_t(it - line_starts.begin()); // 1-based
+  return {line, offset - line_starts[line - 1] + 1};
+}
+
+std::string_view SourceFile::line_text(uint32_t line) const {
+  if (line == 0 || line > line_starts.size())
+    return {};
+  const uint32_t begin = line_starts[line - 1];
+  uint32_t end = line < line_starts.size() ? line_starts[line] - 1 : uint32_t(text.size());
+  if (end > begin && text[end - 1] == '\r')
+    --end;
+  return std::string_view(text).substr(begin, end - begin);
+}
+
+uint32_t SourceManager::add(std::string path, std::string text) {
+  SourceFile f;
+  f.path = std::move(path);
+  f.text = std::move(text);
+  f.index_lines();
+  files_.push_back(std::move(f));
+  return uint32_t(files_.size() - 1);
+}
+
+void Diagnostics::emit(Pos pos, const char* kind, const std::string& msg) {
+  const SourceFile& f = sm_.file(pos.file);
+  const uint32_t offset = std::min<uint32_t>(pos.offset, uint32_t(f.text.size()));
+  auto [line, col] = f.line_col(offset);
+  text_ += f.path + ":" + std::to_string(line) + ":" + std::to_string(col) + ": " + kind +
+           ": " + msg + "\n";
+  std::string_view src = f.line_text(line);
+  text_ += std::string(src) + "\n";
+  std::string caret;
+  for (uint32_t i = 0; i + 1 < col && i < src.size(); ++i)
+    caret += src[i] == '\t' ? '\t' : ' ';
+  text_ += caret + "^\n";
+}
+
+} // namespace lanaikit::fw

@@ -1,0 +1,53 @@
+// Source files and diagnostics: "file:line:col: error: message", the source line and a
+// caret under the column (columns count bytes from 1; tabs in the source line are copied
+// into the caret line so the caret lines up in any tab width).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "assembler/fw/ast.h"
+
+namespace lanaikit::fw {
+
+struct SourceFile {
+  std::string path;   // as shown in diagnostics
+  std::string text;
+  std::vector<uint32_t> line_starts; // offsets of each line's first byte
+  void index_lines();
+  // 1-based line and column of a byte offset.
+  std::pair<uint32_t, uint32_t> line_col(uint32_t offset) const;
+  std::string_view line_text(uint32_t line) const;
+};
+
+class SourceManager {
+public:
+  uint32_t add(std::string path, std::string text);
+  const SourceFile& file(uint32_t id) const { return files_[id]; }
+  size_t size() const { return files_.size(); }
+
+private:
+  std::vector<SourceFile> files_;
+};
+
+class Diagnostics {
+public:
+  explicit Diagnostics(const SourceManager& sm) : sm_(sm) {}
+  void error(Pos pos, const std::string& msg) { emit(pos, "error", msg); ++errors_; }
+  void warning(Pos pos, const std::string& msg) { emit(pos, "warning", msg); }
+  void note(Pos pos, const std::string& msg) { emit(pos, "note", msg); }
+  // An error with no source position ("file: error: msg" or just "error: msg").
+  void error_plain(const std::string& msg) { text_ += "error: " + msg + "\n"; ++errors_; }
+  unsigned errors() const { return errors_; }
+  const std::string& text() const { return text_; }
+
+private:
+  void emit(Pos pos, const char* kind, const std::string& msg);
+  const SourceManager& sm_;
+  std::string text_;
+  unsigned errors_ = 0;
+};
+
+} // namespace lanaikit::fw

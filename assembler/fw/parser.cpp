@@ -1,0 +1,868 @@
+// The grammar of docs/language.md in Boost.Spirit X3. This is the only translation unit
+// that includes X3 (it is slow to compile).
+//
+// The rules carry no attributes: semantic actions call a Builder that keeps explicit
+// stacks of expressions, types, statements and initialisers and reduces them into AST
+// nodes. Every construct starts with a distinct token and continues with expectation
+// points (`>`), so an action never runs on a branch that is later abandoned: the parse
+// either goes on or throws an expectation failure, which becomes the syntax error.
+#include "assembler/fw/parser.h"
+
+#include <boost/spirit/home/x3.hpp>
+
+#include <algorithm>
+
+namespace lanaikit::fw {
+
+namespace {
+
+struct TooDeep {
+  const char* where;
+};
+
+struct LiteralError {
+  const char* where;
+  std::string msg;
+};
+
+// Skips blanks and comments (the skipper's job) so that positions point at tokens.
+const char* skip_blank(const char* p, const char* end) {
+  for (;;) {
+    while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' || *p == '\f' ||
+                       *p == '\v'))
+      ++p;
+    if (end - p >= 2 && p[0] == '/' && p[1] == '/') {
+      while (p < end && *p != '\n') ++p;
+      continue;
+    }
+    if (end - p >= 2 && p[0] == '/' && p[1] == '*') {
+      const char* q = p + 2;
+      while (end - q >= 2 && !(q[0] == '*' && q[1] == '/')) ++q;
+      p = end - q >= 2 ? q + 2 : end;
+      continue;
+    }
+    return p;
+  }
+}
+
+bool is_keyword(std::string_view s) {
+  static const char* const kw[] = {
+      "as",     "asm",    "bool",   "break", "const",   "continue", "else", "export",
+      "extern", "false",  "fn",     "handler", "if",    "import",   "loop", "offsetof",
+      "reg",    "return", "sizeof", "struct", "true",   "var",      "while", "u8",
+      "u16",    "u32",    "u64",    "i8",    "i16",     "i32",      "i64"};
+  for (const char* k : kw)
+    if (s == k) return true;
+  return false;
+}
+
+// Builds the AST from the actions' calls. Non-template, so the grammar's instantiations
+// stay small.
+struct Builder {
+  Builder(const char* b, const char* e, uint32_t f, Diagnostics& d, FileAst& o)
+      : begin(b), end(e), file(f), diag(d), out(o) {}
+  const char* begin;
+  const char* end;
+  uint32_t file;
+  Diagnostics& diag;
+  FileAst& out;
+  int depth = 0;
+
+  struct Mark {
+    size_t exprs, types, stmts, inits, names;
+  };
+  std::vector<std::unique_ptr<Expr>> exprs;
+  std::vector<std::unique_ptr<TypeExpr>> types;
+  std::vector<std::unique_ptr<Stmt>> stmts;
+  std::vector<Init> inits;
+  std::vector<std::pair<std::string, Pos>> names;
+  std::vector<std::pair<std::string, Pos>> strings;
+  std::vector<Mark> marks;
+  std::vector<std::pair<BinOp, Pos>> binops;
+  std::vector<std::pair<UnOp, Pos>> unops;
+  std::vector<Field> fields;
+  std::vector<Param> params;
+  bool pending_assign = false;
+  bool assign_compound = false;
+  BinOp assign_op = BinOp::Add;
+  Pos assign_pos;
+  bool is_export = false, is_handler = false;
+  std::unique_ptr<Stmt> asm_stmt;
+
+  Pos pos(const char* p) const {
+    p = skip_blank(p, end);
+    return Pos{file, uint32_t(p - begin)};
+  }
+  void mark() {
+    marks.push_back({exprs.size(), types.size(), stmts.size(), inits.size(), names.size()});
+  }
+  Mark pop_mark() {
+    Mark m = marks.back();
+    marks.pop_back();
+    return m;
+  }
+  std::unique_ptr<Expr> pop_expr() {
+    auto e = std::move(exprs.back());
+    exprs.pop_back();
+    return e;
+  }
+  std::unique_ptr<TypeExpr> pop_type() {
+    auto t = std::move(types.back());
+    types.pop_back();
+    return t;
+  }
+  std::unique_ptr<Stmt> pop_stmt() {
+    auto s = std::move(stmts.back());
+    stmts.pop_back();
+    return s;
+  }
+  std::pair<std::string, Pos> pop_name() {
+    auto n = std::move(names.back());
+    names.pop_back();
+    return n;
+  }
+  std::unique_ptr<Init> pop_init() {
+    auto i = std::make_unique<Init>(std::move(inits.back()));
+    inits.pop_back();
+    return i;
+  }
+
+  void push_expr(std::unique_ptr<Expr> e) {
+    int d = 0;
+    if (e->lhs) d = std::max(d, e->lhs->depth);
+    if (e->rhs) d = std::max(d, e->rhs->depth);
+    for (auto& a : e->args) d = std::max(d, a->depth);
+    e->depth = d + 1;
+    if (e->depth > kMaxExprDepth) throw TooDeep{begin + e->pos.offset};
+    exprs.push_back(std::move(e));
+  }
+  std::unique_ptr<Expr> node(Expr::Kind k, Pos p) {
+    auto e = std::make_unique<Expr>();
+    e->kind = k;
+    e->pos = p;
+    return e;
+  }
+
+  // --- tokens ---
+  bool ident(const char* b, const char* e) {
+    std::string s(b, e);
+    if (is_keyword(s)) return false;
+    names.push_back({std::move(s), pos(b)});
+    return true;
+  }
+  void integer(const char* b, const char* e) {
+    unsigned __int128 v = 0;
+    unsigned base = 10;
+    const char* p = b;
+    if (e - p > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) base = 16, p += 2;
+    else if (e - p > 2 && p[0] == '0' && (p[1] == 'b' || p[1] == 'B')) base = 2, p += 2;
+    bool overflow = false;
+    for (; p < e; ++p) {
+      if (*p == '_') continue;
+      unsigned d = *p >= '0' && *p <= '9' ? unsigned(*p - '0')
+                   : *p >= 'a' && *p <= 'f' ? unsigned(*p - 'a' + 10)
+                                            : unsigned(*p - 'A' + 10);
+      v = v * base + d;
+      if (v > 0xFFFFFFFFFFFFFFFFull) overflow = true, v = 0;
+    }
+    if (overflow) diag.error(pos(b), "integer literal is too large (the largest is 2^64-1)");
+    auto n = node(Expr::IntLit, pos(b));
+    n->value = Int(v);
+    push_expr(std::move(n));
+  }
+  // Decodes the escapes of a quoted literal (without its quotes).
+  std::string unescape(const char* b, const char* e) {
+    std::string s;
+    for (const char* p = b; p < e; ++p) {
+      if (*p != '\\') {
+        s += *p;
+        continue;
+      }
+      ++p;
+      switch (p < e ? *p : 0) {
+      case 'n': s += '\n'; break;
+      case 't': s += '\t'; break;
+      case 'r': s += '\r'; break;
+      case '0': s += '\0'; break;
+      case '\\': s += '\\'; break;
+      case '\'': s += '\''; break;
+      case '"': s += '"'; break;
+      case 'x': {
+        auto hex = [](char c) {
+          return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                                                                        : c - 'A' + 10;
+        };
+        if (e - p >= 3 && std::isxdigit((unsigned char)p[1]) &&
+            std::isxdigit((unsigned char)p[2])) {
+          s += char(hex(p[1]) * 16 + hex(p[2]));
+          p += 2;
+          break;
+        }
+        throw LiteralError{p - 1, "\\x needs two hex digits"};
+      }
+      default: throw LiteralError{p - 1, "unknown escape sequence"};
+      }
+    }
+    return s;
+  }
+  void char_lit(const char* b, const char* e) {
+    std::string s = unescape(b + 1, e - 1);
+    if (s.size() != 1) throw LiteralError{b, "a character literal holds exactly one byte"};
+    auto n = node(Expr::IntLit, pos(b));
+    n->value = (unsigned char)s[0];
+    push_expr(std::move(n));
+  }
+  void string_lit(const char* b, const char* e) {
+    strings.push_back({unescape(b + 1, e - 1), pos(b)});
+  }
+
+  // --- expressions ---
+  void name_expr() {
+    auto [n, p] = pop_name();
+    auto e = node(Expr::Name, p);
+    e->name = std::move(n);
+    push_expr(std::move(e));
+  }
+  void bool_lit(const char* b, bool v) {
+    auto e = node(Expr::BoolLit, pos(b));
+    e->value = v;
+    push_expr(std::move(e));
+  }
+  void binary() {
+    auto [op, p] = binops.back();
+    binops.pop_back();
+    auto e = node(Expr::Binary, p);
+    e->bop = op;
+    e->rhs = pop_expr();
+    e->lhs = pop_expr();
+    push_expr(std::move(e));
+  }
+  void unary() {
+    auto [op, p] = unops.back();
+    unops.pop_back();
+    auto e = node(Expr::Unary, p);
+    e->uop = op;
+    e->lhs = pop_expr();
+    push_expr(std::move(e));
+  }
+  void cast(const char* b) {
+    auto e = node(Expr::Cast, pos(b));
+    e->type = pop_type();
+    e->lhs = pop_expr();
+    push_expr(std::move(e));
+  }
+  void index(const char* b) {
+    auto e = node(Expr::Index, pos(b));
+    e->rhs = pop_expr();
+    e->lhs = pop_expr();
+    push_expr(std::move(e));
+  }
+  void field(const char*) {
+    auto [n, p] = pop_name();
+    auto e = node(Expr::Field, p);
+    e->name = std::move(n);
+    e->lhs = pop_expr();
+    push_expr(std::move(e));
+  }
+  void call(const char* b) {
+    Mark m = pop_mark();
+    auto e = node(Expr::Call, pos(b));
+    for (size_t i = m.exprs; i < exprs.size(); ++i) e->args.push_back(std::move(exprs[i]));
+    exprs.resize(m.exprs);
+    e->lhs = pop_expr();
+    push_expr(std::move(e));
+  }
+  void size_of(const char* b) {
+    auto e = node(Expr::SizeOf, pos(b));
+    e->type = pop_type();
+    push_expr(std::move(e));
+  }
+  void offset_of(const char* b) {
+    auto e = node(Expr::OffsetOf, pos(b));
+    auto [n, p] = pop_name();
+    e->name = std::move(n);
+    e->type = pop_type();
+    push_expr(std::move(e));
+  }
+
+  // --- types ---
+  int type_depth(const TypeExpr* t) {
+    int d = 0;
+    for (; t; t = t->elem.get()) ++d;
+    return d;
+  }
+  void prim_type(const char* b, Prim p) {
+    auto t = std::make_unique<TypeExpr>();
+    t->kind = TypeExpr::Prim;
+    t->prim = p;
+    t->pos = pos(b);
+    types.push_back(std::move(t));
+  }
+  void named_type() {
+    auto [n, p] = pop_name();
+    auto t = std::make_unique<TypeExpr>();
+    t->kind = TypeExpr::Named;
+    t->name = std::move(n);
+    t->pos = p;
+    types.push_back(std::move(t));
+  }
+  void pointer_type(const char* b) {
+    auto t = std::make_unique<TypeExpr>();
+    t->kind = TypeExpr::Pointer;
+    t->pos = pos(b);
+    t->elem = pop_type();
+    if (type_depth(t.get()) > kMaxNesting) throw TooDeep{b};
+    types.push_back(std::move(t));
+  }
+  void array_type(const char* b) {
+    auto t = std::make_unique<TypeExpr>();
+    t->kind = TypeExpr::Array;
+    t->pos = pos(b);
+    t->size = pop_expr();
+    t->elem = pop_type();
+    if (type_depth(t.get()) > kMaxNesting) throw TooDeep{b};
+    types.push_back(std::move(t));
+  }
+
+  // --- initialisers ---
+  void expr_init() {
+    Init i;
+    i.expr = pop_expr();
+    i.pos = i.expr->pos;
+    inits.push_back(std::move(i));
+  }
+  void list_init(const char* b) {
+    Mark m = pop_mark();
+    Init i;
+    i.is_list = true;
+    i.pos = pos(b);
+    for (size_t k = m.inits; k < inits.size(); ++k) i.list.push_back(std::move(inits[k]));
+    inits.resize(m.inits);
+    inits.push_back(std::move(i));
+  }
+
+  // --- statements ---
+  std::unique_ptr<Stmt> stmt(Stmt::Kind k, Pos p) {
+    auto s = std::make_unique<Stmt>();
+    s->kind = k;
+    s->pos = p;
+    return s;
+  }
+  void block(const char* b) {
+    Mark m = pop_mark();
+    auto s = stmt(Stmt::BlockStmt, pos(b));
+    for (size_t i = m.stmts; i < stmts.size(); ++i) s->body.push_back(std::move(stmts[i]));
+    stmts.resize(m.stmts);
+    stmts.push_back(std::move(s));
+  }
+  // The statements of the block just reduced (a loop or if body).
+  std::vector<std::unique_ptr<Stmt>> take_block() { return std::move(pop_stmt()->body); }
+
+  void var_stmt(const char* b) {
+    Mark m = pop_mark();
+    auto s = stmt(Stmt::Var, pos(b));
+    if (inits.size() > m.inits) s->init = pop_init();
+    if (types.size() > m.types) s->type = pop_type();
+    auto [n, p] = pop_name();
+    s->name = std::move(n);
+    s->pos = p;
+    stmts.push_back(std::move(s));
+  }
+  void const_stmt(const char* b) {
+    Mark m = pop_mark();
+    auto s = stmt(Stmt::Const, pos(b));
+    s->init = std::make_unique<Init>();
+    s->init->expr = pop_expr();
+    s->init->pos = s->init->expr->pos;
+    if (types.size() > m.types) s->type = pop_type();
+    auto [n, p] = pop_name();
+    s->name = std::move(n);
+    s->pos = p;
+    stmts.push_back(std::move(s));
+  }
+  void if_stmt(const char* b) {
+    Mark m = pop_mark();
+    auto s = stmt(Stmt::If, pos(b));
+    if (stmts.size() > m.stmts + 1) s->else_stmt = pop_stmt();
+    s->body = take_block();
+    s->expr = pop_expr();
+    stmts.push_back(std::move(s));
+  }
+  void while_stmt(const char* b) {
+    pop_mark();
+    auto s = stmt(Stmt::While, pos(b));
+    s->body = take_block();
+    s->expr = pop_expr();
+    stmts.push_back(std::move(s));
+  }
+  void loop_stmt(const char* b) {
+    pop_mark();
+    auto s = stmt(Stmt::Loop, pos(b));
+    s->body = take_block();
+    stmts.push_back(std::move(s));
+  }
+  void simple_stmt(const char* b, Stmt::Kind k) { stmts.push_back(stmt(k, pos(b))); }
+  void return_stmt(const char* b) {
+    Mark m = pop_mark();
+    auto s = stmt(Stmt::Return, pos(b));
+    if (exprs.size() > m.exprs) s->expr = pop_expr();
+    stmts.push_back(std::move(s));
+  }
+  void set_assign(const char* b, std::string_view op) {
+    pending_assign = true;
+    assign_pos = pos(b);
+    assign_compound = op != "=";
+    static const std::pair<std::string_view, BinOp> ops[] = {
+        {"+=", BinOp::Add}, {"-=", BinOp::Sub}, {"*=", BinOp::Mul}, {"/=", BinOp::Div},
+        {"%=", BinOp::Rem}, {"&=", BinOp::And}, {"|=", BinOp::Or},  {"^=", BinOp::Xor},
+        {"<<=", BinOp::Shl}, {">>=", BinOp::Shr}};
+    for (auto& [s, o] : ops)
+      if (s == op) assign_op = o;
+  }
+  void expr_stmt() {
+    if (pending_assign) {
+      pending_assign = false;
+      auto s = stmt(Stmt::Assign, assign_pos);
+      s->compound = assign_compound;
+      s->op = assign_op;
+      s->expr = pop_expr();
+      s->target = pop_expr();
+      stmts.push_back(std::move(s));
+    } else {
+      auto e = pop_expr();
+      auto s = stmt(Stmt::ExprStmt, e->pos);
+      s->expr = std::move(e);
+      stmts.push_back(std::move(s));
+    }
+  }
+  void asm_begin(const char* b) { asm_stmt = stmt(Stmt::Asm, pos(b)); }
+  void asm_template() {
+    asm_stmt->asm_template = std::move(strings.back().first);
+    strings.pop_back();
+  }
+  void asm_operand(bool output) {
+    AsmOperand op;
+    op.expr = pop_expr();
+    op.constraint = std::move(strings.back().first);
+    op.pos = strings.back().second;
+    strings.pop_back();
+    (output ? asm_stmt->outputs : asm_stmt->inputs).push_back(std::move(op));
+  }
+  void asm_clobber() {
+    asm_stmt->clobbers.push_back({strings.back().second, std::move(strings.back().first)});
+    strings.pop_back();
+  }
+  void asm_end() { stmts.push_back(std::move(asm_stmt)); }
+
+  // --- items ---
+  std::unique_ptr<Item> item(Item::Kind k) {
+    auto i = std::make_unique<Item>();
+    i->kind = k;
+    return i;
+  }
+  void import_item() {
+    auto i = item(Item::Import);
+    i->name = std::move(strings.back().first);
+    i->pos = strings.back().second;
+    strings.pop_back();
+    out.items.push_back(std::move(i));
+  }
+  void const_item() {
+    Mark m = pop_mark();
+    auto i = item(Item::Const);
+    i->expr = pop_expr();
+    if (types.size() > m.types) i->type = pop_type();
+    std::tie(i->name, i->pos) = pop_name();
+    out.items.push_back(std::move(i));
+  }
+  void struct_field() {
+    Field f;
+    f.type = pop_type();
+    std::tie(f.name, f.pos) = pop_name();
+    fields.push_back(std::move(f));
+  }
+  void struct_item() {
+    pop_mark();
+    auto i = item(Item::Struct);
+    i->fields = std::move(fields);
+    fields.clear();
+    std::tie(i->name, i->pos) = pop_name();
+    out.items.push_back(std::move(i));
+  }
+  void var_item() {
+    Mark m = pop_mark();
+    auto i = item(Item::Var);
+    if (inits.size() > m.inits) i->init = pop_init();
+    if (exprs.size() > m.exprs) i->expr = pop_expr();
+    i->type = pop_type();
+    std::tie(i->name, i->pos) = pop_name();
+    out.items.push_back(std::move(i));
+  }
+  void reg_item() {
+    pop_mark();
+    auto i = item(Item::Reg);
+    i->expr = pop_expr();
+    i->type = pop_type();
+    std::tie(i->name, i->pos) = pop_name();
+    out.items.push_back(std::move(i));
+  }
+  void param() {
+    Param p;
+    p.type = pop_type();
+    std::tie(p.name, p.pos) = pop_name();
+    params.push_back(std::move(p));
+  }
+  void fn_item(const char* e, bool external) {
+    Mark m = pop_mark();
+    auto i = item(external ? Item::ExternFn : Item::Fn);
+    if (!external) {
+      i->body = pop_stmt();
+      // The closing brace: the last '}' before the end of the match.
+      const char* p = e;
+      while (p > begin && p[-1] != '}') --p;
+      i->end_pos = Pos{file, uint32_t(p > begin ? p - 1 - begin : 0)};
+    }
+    if (types.size() > m.types) i->type = pop_type();
+    i->params = std::move(params);
+    params.clear();
+    std::tie(i->name, i->pos) = pop_name();
+    i->is_export = is_export;
+    i->is_handler = is_handler;
+    is_export = is_handler = false;
+    out.items.push_back(std::move(i));
+  }
+};
+
+namespace x3 = boost::spirit::x3;
+
+struct builder_tag;
+
+template <typename Ctx>
+Builder& B(Ctx const& ctx) {
+  return x3::get<builder_tag>(ctx).get();
+}
+template <typename Ctx>
+const char* where(Ctx const& ctx) {
+  return x3::_where(ctx).begin();
+}
+template <typename Ctx>
+const char* where_end(Ctx const& ctx) {
+  return x3::_where(ctx).end();
+}
+
+// guard[p]: p with one more level of nesting; too many levels abort the parse.
+template <typename Subject>
+struct guard_parser : x3::unary_parser<Subject, guard_parser<Subject>> {
+  using base_type = x3::unary_parser<Subject, guard_parser<Subject>>;
+  static bool const has_attribute = false;
+  using attribute_type = x3::unused_type;
+  explicit guard_parser(Subject const& subject) : base_type(subject) {}
+  template <typename It, typename Ctx, typename RCtx, typename Attr>
+  bool parse(It& first, It const& last, Ctx const& ctx, RCtx& rctx, Attr&) const {
+    Builder& b = B(ctx);
+    if (b.depth >= kMaxNesting) throw TooDeep{first};
+    struct Leave {
+      int& d;
+      ~Leave() { --d; }
+    } leave{++b.depth};
+    return this->subject.parse(first, last, ctx, rctx, x3::unused);
+  }
+};
+struct guard_gen {
+  template <typename Subject>
+  guard_parser<typename x3::extension::as_parser<Subject>::value_type>
+  operator[](Subject const& s) const {
+    return guard_parser<typename x3::extension::as_parser<Subject>::value_type>(
+        x3::as_parser(s));
+  }
+};
+guard_gen const guard{};
+
+namespace grammar {
+
+using x3::char_;
+using x3::eoi;
+using x3::lexeme;
+using x3::lit;
+using x3::omit;
+using x3::raw;
+
+auto const idchar = char_("a-zA-Z0-9_");
+template <size_t N>
+auto kw(char const (&s)[N]) {
+  return lexeme[lit(s) >> !idchar];
+}
+
+// --- actions ---
+auto const a_mark = [](auto& ctx) { B(ctx).mark(); };
+auto const a_ident = [](auto& ctx) {
+  auto r = x3::_attr(ctx);
+  x3::_pass(ctx) = B(ctx).ident(r.begin(), r.end());
+};
+auto const a_int = [](auto& ctx) {
+  auto r = x3::_attr(ctx);
+  B(ctx).integer(r.begin(), r.end());
+};
+auto const a_char = [](auto& ctx) {
+  auto r = x3::_attr(ctx);
+  B(ctx).char_lit(r.begin(), r.end());
+};
+auto const a_string = [](auto& ctx) {
+  auto r = x3::_attr(ctx);
+  B(ctx).string_lit(r.begin(), r.end());
+};
+auto const a_name_expr = [](auto& ctx) { B(ctx).name_expr(); };
+auto const a_true = [](auto& ctx) { B(ctx).bool_lit(where(ctx), true); };
+auto const a_false = [](auto& ctx) { B(ctx).bool_lit(where(ctx), false); };
+auto const a_binary = [](auto& ctx) { B(ctx).binary(); };
+auto const a_unary = [](auto& ctx) { B(ctx).unary(); };
+auto const a_cast = [](auto& ctx) { B(ctx).cast(where(ctx)); };
+auto const a_index = [](auto& ctx) { B(ctx).index(where(ctx)); };
+auto const a_field = [](auto& ctx) { B(ctx).field(where(ctx)); };
+auto const a_call = [](auto& ctx) { B(ctx).call(where(ctx)); };
+auto const a_sizeof = [](auto& ctx) { B(ctx).size_of(where(ctx)); };
+auto const a_offsetof = [](auto& ctx) { B(ctx).offset_of(where(ctx)); };
+auto const a_prim = [](auto& ctx) { B(ctx).prim_type(where(ctx), x3::_attr(ctx)); };
+auto const a_named = [](auto& ctx) { B(ctx).named_type(); };
+auto const a_pointer = [](auto& ctx) { B(ctx).pointer_type(where(ctx)); };
+auto const a_array = [](auto& ctx) { B(ctx).array_type(where(ctx)); };
+auto const a_expr_init = [](auto& ctx) { B(ctx).expr_init(); };
+auto const a_list_init = [](auto& ctx) { B(ctx).list_init(where(ctx)); };
+auto const a_block = [](auto& ctx) { B(ctx).block(where(ctx)); };
+auto const a_var_stmt = [](auto& ctx) { B(ctx).var_stmt(where(ctx)); };
+auto const a_const_stmt = [](auto& ctx) { B(ctx).const_stmt(where(ctx)); };
+auto const a_if = [](auto& ctx) { B(ctx).if_stmt(where(ctx)); };
+auto const a_while = [](auto& ctx) { B(ctx).while_stmt(where(ctx)); };
+auto const a_loop = [](auto& ctx) { B(ctx).loop_stmt(where(ctx)); };
+auto const a_break = [](auto& ctx) { B(ctx).simple_stmt(where(ctx), Stmt::Break); };
+auto const a_continue = [](auto& ctx) { B(ctx).simple_stmt(where(ctx), Stmt::Continue); };
+auto const a_return = [](auto& ctx) { B(ctx).return_stmt(where(ctx)); };
+auto const a_assign = [](auto& ctx) {
+  auto r = x3::_attr(ctx);
+  B(ctx).set_assign(r.begin(), std::string_view(r.begin(), r.end() - r.begin()));
+};
+auto const a_expr_stmt = [](auto& ctx) { B(ctx).expr_stmt(); };
+auto const a_asm_begin = [](auto& ctx) { B(ctx).asm_begin(where(ctx)); };
+auto const a_asm_template = [](auto& ctx) { B(ctx).asm_template(); };
+auto const a_asm_out = [](auto& ctx) { B(ctx).asm_operand(true); };
+auto const a_asm_in = [](auto& ctx) { B(ctx).asm_operand(false); };
+auto const a_asm_clobber = [](auto& ctx) { B(ctx).asm_clobber(); };
+auto const a_asm_end = [](auto& ctx) { B(ctx).asm_end(); };
+auto const a_import = [](auto& ctx) { B(ctx).import_item(); };
+auto const a_const_item = [](auto& ctx) { B(ctx).const_item(); };
+auto const a_field_decl = [](auto& ctx) { B(ctx).struct_field(); };
+auto const a_struct = [](auto& ctx) { B(ctx).struct_item(); };
+auto const a_var_item = [](auto& ctx) { B(ctx).var_item(); };
+auto const a_reg = [](auto& ctx) { B(ctx).reg_item(); };
+auto const a_param = [](auto& ctx) { B(ctx).param(); };
+auto const a_export = [](auto& ctx) { B(ctx).is_export = true; };
+auto const a_handler = [](auto& ctx) { B(ctx).is_handler = true; };
+auto const a_fn = [](auto& ctx) { B(ctx).fn_item(where_end(ctx), false); };
+auto const a_extern = [](auto& ctx) { B(ctx).fn_item(where_end(ctx), true); };
+
+auto binop(BinOp op) {
+  return [op](auto& ctx) {
+    Builder& b = B(ctx);
+    b.binops.push_back({op, b.pos(where(ctx))});
+  };
+}
+auto unop(UnOp op) {
+  return [op](auto& ctx) {
+    Builder& b = B(ctx);
+    b.unops.push_back({op, b.pos(where(ctx))});
+  };
+}
+
+struct prim_symbols : x3::symbols<Prim> {
+  prim_symbols() {
+    add("u8", Prim::U8)("u16", Prim::U16)("u32", Prim::U32)("u64", Prim::U64)(
+        "i8", Prim::I8)("i16", Prim::I16)("i32", Prim::I32)("i64", Prim::I64)("bool",
+                                                                              Prim::Bool);
+  }
+} const prims;
+
+// --- rules ---
+x3::rule<class expr_id> const expr = "expression";
+x3::rule<class lor_id> const lor = "expression";
+x3::rule<class land_id> const land = "expression";
+x3::rule<class bor_id> const bor = "expression";
+x3::rule<class bxor_id> const bxor = "expression";
+x3::rule<class band_id> const band = "expression";
+x3::rule<class equality_id> const equality = "expression";
+x3::rule<class relation_id> const relation = "expression";
+x3::rule<class shift_id> const shift = "expression";
+x3::rule<class additive_id> const additive = "expression";
+x3::rule<class mult_id> const mult = "expression";
+x3::rule<class cast_id> const cast = "expression";
+x3::rule<class unary_id> const unary = "expression";
+x3::rule<class postfix_id> const postfix = "expression";
+x3::rule<class primary_id> const primary = "expression";
+x3::rule<class ident_id> const ident = "identifier";
+x3::rule<class string_id> const string = "string literal";
+x3::rule<class type_id> const type = "type";
+x3::rule<class base_type_id> const base_type = "type";
+x3::rule<class init_id> const init = "initialiser";
+x3::rule<class block_id> const block = "'{'";
+x3::rule<class stmt_id> const stmt = "statement";
+x3::rule<class if_id> const if_stmt = "if";
+x3::rule<class item_id> const item = "declaration";
+x3::rule<class fn_head_id> const fn_head = "fn";
+x3::rule<class params_id> const params = "parameter";
+
+auto const expr_def = lor;
+auto const lor_def = land >> *((omit[lit("||")][binop(BinOp::LOr)] > land)[a_binary]);
+auto const land_def = bor >> *((omit[lit("&&")][binop(BinOp::LAnd)] > bor)[a_binary]);
+auto const bor_def =
+    bxor >> *((omit[lexeme[lit('|') >> !char_("|=")]][binop(BinOp::Or)] > bxor)[a_binary]);
+auto const bxor_def =
+    band >> *((omit[lexeme[lit('^') >> !lit('=')]][binop(BinOp::Xor)] > band)[a_binary]);
+auto const band_def =
+    equality >>
+    *((omit[lexeme[lit('&') >> !char_("&=")]][binop(BinOp::And)] > equality)[a_binary]);
+auto const equality_def =
+    relation >> *(((omit[lit("==")][binop(BinOp::Eq)] | omit[lit("!=")][binop(BinOp::Ne)]) >
+                   relation)[a_binary]);
+auto const relation_def =
+    shift >> *(((omit[lit("<=")][binop(BinOp::Le)] | omit[lit(">=")][binop(BinOp::Ge)] |
+                 omit[lexeme[lit('<') >> !char_("<=")]][binop(BinOp::Lt)] |
+                 omit[lexeme[lit('>') >> !char_(">=")]][binop(BinOp::Gt)]) >
+                shift)[a_binary]);
+auto const shift_def =
+    additive >> *(((omit[lexeme[lit("<<") >> !lit('=')]][binop(BinOp::Shl)] |
+                    omit[lexeme[lit(">>") >> !lit('=')]][binop(BinOp::Shr)]) >
+                   additive)[a_binary]);
+auto const additive_def =
+    mult >> *(((omit[lexeme[lit('+') >> !lit('=')]][binop(BinOp::Add)] |
+                omit[lexeme[lit('-') >> !char_("=>")]][binop(BinOp::Sub)]) >
+               mult)[a_binary]);
+auto const mult_def =
+    cast >> *(((omit[lexeme[lit('*') >> !lit('=')]][binop(BinOp::Mul)] |
+                omit[lexeme[lit('/') >> !lit('=')]][binop(BinOp::Div)] |
+                omit[lexeme[lit('%') >> !lit('=')]][binop(BinOp::Rem)]) >
+               cast)[a_binary]);
+auto const cast_def = unary >> *((kw("as") > type)[a_cast]);
+auto const unop_tok = omit[lexeme[lit('-') >> !lit('=')]][unop(UnOp::Neg)] |
+                      omit[lexeme[lit('!') >> !lit('=')]][unop(UnOp::Not)] |
+                      omit[lit('~')][unop(UnOp::BitNot)] |
+                      omit[lexeme[lit('*') >> !lit('=')]][unop(UnOp::Deref)] |
+                      omit[lexeme[lit('&') >> !char_("&=")]][unop(UnOp::AddrOf)];
+auto const unary_def = guard[(unop_tok > unary)[a_unary]] | postfix;
+auto const postfix_def =
+    primary >> *((lit('[') > expr > ']')[a_index] | (lit('.') > ident)[a_field] |
+                 (lit('(')[a_mark] > -(expr % ',') > ')')[a_call]);
+auto const int_tok =
+    raw[lexeme[(((lit("0x") | "0X") > +char_("0-9a-fA-F_")) |
+                ((lit("0b") | "0B") > +char_("01_")) | (char_("0-9") >> *char_("0-9_"))) >>
+               !idchar]];
+auto const char_tok = raw[lexeme['\'' > +(('\\' > char_) | (char_ - char_("'\\\n"))) > '\'']];
+auto const string_def =
+    raw[lexeme['"' > *(('\\' > char_) | (char_ - char_("\"\\\n"))) > '"']][a_string];
+auto const ident_def = raw[lexeme[char_("a-zA-Z_") >> *idchar]][a_ident];
+auto const primary_def =
+    int_tok[a_int] | char_tok[a_char] | kw("true")[a_true] | kw("false")[a_false] |
+    (kw("sizeof") > '(' > type > ')')[a_sizeof] |
+    (kw("offsetof") > '(' > type > ',' > ident > ')')[a_offsetof] | ident[a_name_expr] |
+    guard[lit('(') > expr > ')'];
+
+auto const type_def = base_type >> *((lit('[') > expr > ']')[a_array]);
+auto const base_type_def = lexeme[prims >> !idchar][a_prim] |
+                           guard[(lit('*') > type)[a_pointer]] | ident[a_named] |
+                           guard[lit('(') > type > ')'];
+
+auto const init_def =
+    guard[(lit('[')[a_mark] > -(init % ',') > -lit(',') > ']')[a_list_init]] |
+    expr[a_expr_init];
+
+auto const assign_tok = raw[lexeme[lit("<<=") | ">>=" | "+=" | "-=" | "*=" | "/=" | "%=" |
+                                   "&=" | "|=" | "^=" | (lit('=') >> !lit('='))]];
+auto const block_def = guard[(lit('{')[a_mark] > *stmt > '}')[a_block]];
+auto const if_stmt_def =
+    guard[(kw("if")[a_mark] > expr > block > -(kw("else") > (if_stmt | block)))[a_if]];
+auto const asm_ops_out = (string > '(' > expr > ')')[a_asm_out] % ',';
+auto const asm_ops_in = (string > '(' > expr > ')')[a_asm_in] % ',';
+auto const asm_clobbers = string[a_asm_clobber] % ',';
+auto const stmt_def =
+    (kw("var")[a_mark] > ident > -(':' > type) > -('=' > init) > ';')[a_var_stmt] |
+    (kw("const")[a_mark] > ident > -(':' > type) > '=' > expr > ';')[a_const_stmt] |
+    if_stmt | (kw("while")[a_mark] > expr > block)[a_while] |
+    (kw("loop")[a_mark] > block)[a_loop] | (kw("break") > ';')[a_break] |
+    (kw("continue") > ';')[a_continue] | (kw("return")[a_mark] > -expr > ';')[a_return] |
+    (kw("asm")[a_asm_begin] > '(' > string[a_asm_template] >
+     -(':' > -asm_ops_out > -(':' > -asm_ops_in > -(':' > -asm_clobbers))) > ')' >
+     ';')[a_asm_end] |
+    block | (expr >> -(assign_tok[a_assign] > expr) > ';')[a_expr_stmt];
+
+auto const params_def = -((ident > ':' > type)[a_param] % ',');
+auto const fn_head_def = ((kw("fn") | kw("handler")[a_handler])[a_mark] > ident > '(' >
+                          params > ')' > -(lit("->") > type) > block)[a_fn];
+auto const item_def =
+    (kw("import") > string > ';')[a_import] |
+    (kw("const")[a_mark] > ident > -(':' > type) > '=' > expr > ';')[a_const_item] |
+    (kw("struct")[a_mark] > ident > '{' > *((ident > ':' > type > ';')[a_field_decl]) >
+     '}')[a_struct] |
+    (kw("var")[a_mark] > ident > ':' > type > -('@' > expr) > -('=' > init) > ';')[a_var_item] |
+    (kw("reg")[a_mark] > ident > ':' > type > '@' > expr > ';')[a_reg] |
+    (kw("export")[a_export] > fn_head) | fn_head |
+    (kw("extern") > kw("fn")[a_mark] > ident > '(' > params > ')' > -(lit("->") > type) >
+     ';')[a_extern];
+
+BOOST_SPIRIT_DEFINE(expr, lor, land, bor, bxor, band, equality, relation, shift, additive,
+                    mult, cast, unary, postfix, primary, ident, string, type, base_type,
+                    init, block, stmt, if_stmt, item, fn_head, params)
+
+auto const skipper = x3::space | (lit("//") >> *(char_ - '\n')) |
+                     (lit("/*") >> *(char_ - "*/") >> "*/");
+auto const file = *item > eoi;
+
+} // namespace grammar
+
+// X3 names what it expected in its own notation ('x', "xy", rule names); make it read
+// like a compiler message.
+std::string expected_text(const std::string& which) {
+  if (which == "eoi" || which == "declaration")
+    return "a declaration (import, const, struct, var, reg, fn, handler, extern)";
+  if (which.size() >= 2 && (which.front() == '\'' || which.front() == '"') &&
+      which.back() == which.front())
+    return "'" + which.substr(1, which.size() - 2) + "'";
+  if (which.rfind("lexeme", 0) == 0 || which.rfind("raw", 0) == 0 ||
+      which.rfind("sequence", 0) == 0 || which.rfind("alternative", 0) == 0)
+    return "a token";
+  return which;
+}
+
+} // namespace
+
+bool parse_file(const SourceManager& sources, uint32_t file, Diagnostics& diag,
+                FileAst& out) {
+  const std::string& text = sources.file(file).text;
+  const char* first = text.data();
+  const char* const last = text.data() + text.size();
+  out.file = file;
+  Builder b(first, last, file, diag, out);
+  auto report = [&](const char* at, const std::string& msg) {
+    diag.error(b.pos(at), msg);
+    return false;
+  };
+  try {
+    bool ok = x3::phrase_parse(
+        first, last, x3::with<builder_tag>(std::ref(b))[grammar::file], grammar::skipper);
+    if (!ok || first != last) return report(first, "syntax error");
+  } catch (const x3::expectation_failure<const char*>& e) {
+    // An unterminated comment or literal fails inside a lexeme; report where it starts.
+    const char* at = e.where();
+    std::string what = expected_text(e.which());
+    if (at < last && at + 1 < last && at[0] == '/' && at[1] == '*')
+      return report(at, "unterminated comment");
+    if (at == last) return report(at, "expected " + what + " before end of file");
+    return report(at, "expected " + what);
+  } catch (const TooDeep& e) {
+    return report(e.where, "nesting too deep (the limit is " + std::to_string(kMaxNesting) +
+                               " levels of blocks, parentheses and unary operators, and " +
+                               std::to_string(kMaxExprDepth) + " for an expression)");
+  } catch (const LiteralError& e) {
+    return report(e.where, e.msg);
+  }
+  return true;
+}
+
+} // namespace lanaikit::fw

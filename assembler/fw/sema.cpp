@@ -1,0 +1,1401 @@
+#include "assembler/fw/sema.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+#include <optional>
+
+namespace lanaikit::fw {
+
+const char* binop_spelling(BinOp op) {
+  switch (op) {
+  case BinOp::Add: return "+";
+  case BinOp::Sub: return "-";
+  case BinOp::Mul: return "*";
+  case BinOp::Div: return "/";
+  case BinOp::Rem: return "%";
+  case BinOp::And: return "&";
+  case BinOp::Or: return "|";
+  case BinOp::Xor: return "^";
+  case BinOp::Shl: return "<<";
+  case BinOp::Shr: return ">>";
+  case BinOp::Eq: return "==";
+  case BinOp::Ne: return "!=";
+  case BinOp::Lt: return "<";
+  case BinOp::Le: return "<=";
+  case BinOp::Gt: return ">";
+  case BinOp::Ge: return ">=";
+  case BinOp::LAnd: return "&&";
+  case BinOp::LOr: return "||";
+  }
+  return "?";
+}
+
+namespace {
+
+std::string q(const std::string& s) { return "'" + s + "'"; }
+std::string q(const Type* t) { return "'" + t->spelling() + "'"; }
+
+std::string hex(uint64_t v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)v);
+  return buf;
+}
+
+bool is_comparison(BinOp op) {
+  return op == BinOp::Eq || op == BinOp::Ne || op == BinOp::Lt || op == BinOp::Le ||
+         op == BinOp::Gt || op == BinOp::Ge;
+}
+
+// Untyped constants stay within +-2^64 so that every fold fits in Int.
+const Int kUntypedLimit = Int(1) << 64;
+
+class Sema {
+public:
+  Sema(Module& m, Diagnostics& d, uint32_t sram) : m_(m), diag_(d), sram_size_(sram) {}
+
+  void run() {
+    declare_all();
+    for (Symbol* s : m_.decl_order)
+      if (s->kind == Symbol::StructSym) resolve_struct(s->st, s->pos);
+    for (Symbol* s : m_.decl_order)
+      if (s->kind == Symbol::Const) eval_const(s, s->pos);
+    for (Symbol* s : m_.decl_order) {
+      if (s->kind == Symbol::Reg) check_reg(s);
+      if (s->kind == Symbol::Global) check_global(s);
+      if (s->kind == Symbol::Func) check_signature(s);
+    }
+    check_overlaps();
+    for (Symbol* s : m_.decl_order)
+      if (s->kind == Symbol::Func && s->item->body) check_body(s);
+  }
+
+private:
+  Module& m_;
+  Diagnostics& diag_;
+  uint32_t sram_size_;
+  TypeTable& T() { return m_.types; }
+
+  // Function-body context.
+  struct Scope {
+    std::vector<std::pair<std::string, Symbol*>> names;
+  };
+  std::vector<Scope> scopes_;
+  Symbol* fn_ = nullptr;
+  int loops_ = 0;
+
+  // Lazy evaluation of a constant or struct may start in the middle of a function body;
+  // it must not see that function's locals.
+  struct GlobalContext {
+    Sema& s;
+    std::vector<Scope> saved;
+    Symbol* fn;
+    int loops;
+    explicit GlobalContext(Sema& se) : s(se), saved(std::move(se.scopes_)), fn(se.fn_),
+                                       loops(se.loops_) {
+      s.scopes_.clear();
+      s.fn_ = nullptr;
+      s.loops_ = 0;
+    }
+    ~GlobalContext() {
+      s.scopes_ = std::move(saved);
+      s.fn_ = fn;
+      s.loops_ = loops;
+    }
+  };
+
+  Symbol* new_symbol(Symbol::Kind k, const std::string& name, Pos pos) {
+    m_.symbols.push_back(std::make_unique<Symbol>());
+    Symbol* s = m_.symbols.back().get();
+    s->kind = k;
+    s->name = name;
+    s->pos = pos;
+    return s;
+  }
+
+  void duplicate(const std::string& name, Pos pos, Pos earlier) {
+    diag_.error(pos, "redefinition of " + q(name));
+    diag_.note(earlier, q(name) + " was first declared here");
+  }
+
+  // ---------------------------------------------------------------- declarations
+  void declare_all() {
+    for (auto& f : m_.files) {
+      const bool root = f.get() == m_.files.front().get();
+      for (auto& it : f->items) {
+        Item& item = *it;
+        Symbol::Kind k;
+        switch (item.kind) {
+        case Item::Import: continue;
+        case Item::Const: k = Symbol::Const; break;
+        case Item::Struct: k = Symbol::StructSym; break;
+        case Item::Var: k = Symbol::Global; break;
+        case Item::Reg: k = Symbol::Reg; break;
+        default: k = Symbol::Func; break;
+        }
+        auto found = m_.globals.find(item.name);
+        if (found != m_.globals.end()) {
+          duplicate(item.name, item.pos, found->second->pos);
+          continue;
+        }
+        Symbol* s = new_symbol(k, item.name, item.pos);
+        s->item = &item;
+        item.sym = s;
+        if (k == Symbol::StructSym) {
+          s->st = T().new_struct(item.name);
+          s->st->pos = item.pos;
+          s->st->decl = &item;
+        }
+        if (k == Symbol::Global) s->defined_here = root;
+        if (k == Symbol::Func) {
+          s->is_handler = item.is_handler;
+          s->is_export = item.is_export || item.is_handler || item.name == "main";
+          s->is_extern = item.kind == Item::ExternFn;
+          // Plain fns are private copies in every object that sees them; exported ones
+          // and handlers are defined by the object of their own file.
+          s->defined_here = !s->is_extern && (root || !s->is_export);
+        }
+        m_.globals[item.name] = s;
+        m_.decl_order.push_back(s);
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------- types
+  const Type* resolve_type(TypeExpr& t, bool need_complete) {
+    const Type* r = T().error();
+    switch (t.kind) {
+    case TypeExpr::Prim: r = T().prim(t.prim); break;
+    case TypeExpr::Named: {
+      auto it = m_.globals.find(t.name);
+      if (it == m_.globals.end()) {
+        diag_.error(t.pos, "unknown type " + q(t.name));
+        break;
+      }
+      if (it->second->kind != Symbol::StructSym) {
+        diag_.error(t.pos, q(t.name) + " is not a type");
+        break;
+      }
+      StructInfo* st = it->second->st;
+      if (need_complete) {
+        if (st->state == StructInfo::InProgress) {
+          diag_.error(t.pos, "recursive struct " + q(st->name) +
+                                 " contains itself by value (use a pointer)");
+          break;
+        }
+        resolve_struct(st, t.pos);
+      }
+      r = st->type;
+      break;
+    }
+    case TypeExpr::Pointer: {
+      const Type* e = resolve_type(*t.elem, false);
+      r = e->is_error() ? e : T().pointer(e);
+      break;
+    }
+    case TypeExpr::Array: {
+      const Type* e = resolve_type(*t.elem, true);
+      std::optional<Int> n = const_int(*t.size, "array size");
+      if (e->is_error() || !n) break;
+      if (*n <= 0) {
+        diag_.error(t.size->pos, "array size must be positive, found " + int_to_string(*n));
+        break;
+      }
+      if (e->size != 0 && *n > Int(0x7FFFFFFF / e->size)) {
+        diag_.error(t.size->pos, "array " + e->spelling() + "[" + int_to_string(*n) +
+                                     "] is too large (at most 2 GiB)");
+        break;
+      }
+      if (e->size == 0 && *n > 0x7FFFFFFF) {
+        diag_.error(t.size->pos, "array size is too large");
+        break;
+      }
+      r = T().array(e, uint32_t(*n));
+      break;
+    }
+    }
+    t.resolved = r;
+    return r;
+  }
+
+  void resolve_struct(StructInfo* st, Pos) {
+    if (st->state != StructInfo::Unresolved) return;
+    GlobalContext gc(*this);
+    st->state = StructInfo::InProgress;
+    uint32_t offset = 0, align = 1;
+    bool ok = true;
+    for (Field& f : st->decl->fields) {
+      for (const FieldInfo& g : st->fields)
+        if (g.name == f.name) {
+          diag_.error(f.pos, "duplicate field " + q(f.name) + " in struct " + q(st->name));
+          diag_.note(g.pos, "previous declaration of " + q(f.name) + " is here");
+          ok = false;
+        }
+      const Type* t = resolve_type(*f.type, true);
+      if (t->is_error()) {
+        ok = false;
+        continue;
+      }
+      offset = (offset + t->align - 1) / t->align * t->align;
+      if (uint64_t(offset) + t->size > 0x7FFFFFFF) {
+        diag_.error(f.pos, "struct " + q(st->name) + " is too large");
+        ok = false;
+        break;
+      }
+      st->fields.push_back({f.name, t, offset, f.pos});
+      offset += t->size;
+      align = std::max(align, t->align);
+    }
+    (void)ok;
+    st->size = (offset + align - 1) / align * align;
+    st->align = align;
+    Type* ty = const_cast<Type*>(st->type);
+    ty->size = st->size;
+    ty->align = st->align;
+    st->state = StructInfo::Done;
+  }
+
+  // ---------------------------------------------------------------- constants
+  // Evaluates an expression that must be a compile-time integer constant.
+  std::optional<Int> const_int(Expr& e, const char* what) {
+    check(e, nullptr);
+    if (e.ty && e.ty->is_error()) return std::nullopt;
+    if (!e.is_const) {
+      diag_.error(e.pos, std::string(what) + " must be a constant expression");
+      return std::nullopt;
+    }
+    if (e.ty && !e.ty->is_int()) {
+      diag_.error(e.pos, std::string(what) + " must be an integer, found " + q(e.ty));
+      return std::nullopt;
+    }
+    return e.cval;
+  }
+
+  void eval_const(Symbol* s, Pos use) {
+    if (s->cstate == Symbol::Evaluated) return;
+    if (s->cstate == Symbol::Evaluating) {
+      diag_.error(use, "constant " + q(s->name) + " depends on itself");
+      s->type = T().error();
+      return;
+    }
+    GlobalContext gc(*this);
+    s->cstate = Symbol::Evaluating;
+    const Type* declared = nullptr;
+    Expr* e = nullptr;
+    Pos tpos;
+    if (s->item) {
+      e = s->item->expr.get();
+      if (s->item->type) declared = resolve_type(*s->item->type, true), tpos = s->item->type->pos;
+    }
+    finish_const(s, e, declared, tpos);
+    s->cstate = Symbol::Evaluated;
+  }
+
+  // Shared by global and local constants.
+  void finish_const(Symbol* s, Expr* e, const Type* declared, Pos tpos) {
+    if (declared && !declared->is_error() && !declared->is_int() &&
+        declared->kind != Type::Bool) {
+      diag_.error(tpos, "a constant must have an integer or bool type, not " + q(declared));
+      declared = T().error();
+    }
+    check(*e, declared);
+    s->type = declared;
+    if ((e->ty && e->ty->is_error()) || (declared && declared->is_error())) {
+      s->type = T().error();
+      return;
+    }
+    if (!e->is_const) {
+      diag_.error(e->pos, "the value of constant " + q(s->name) +
+                              " is not a constant expression");
+      s->type = T().error();
+      return;
+    }
+    if (declared) {
+      if (!coerce(*e, declared)) {
+        s->type = T().error();
+        return;
+      }
+    } else if (e->ty && e->ty->kind == Type::Bool) {
+      s->type = e->ty;
+    } else if (e->ty && !e->ty->is_int()) {
+      diag_.error(e->pos, "a constant must have an integer or bool type, not " + q(e->ty));
+      s->type = T().error();
+      return;
+    } else {
+      s->type = e->ty; // typed integer, or untyped (nullptr)
+    }
+    s->value = e->cval;
+  }
+
+  // ---------------------------------------------------------------- globals
+  std::optional<uint32_t> address_of(Expr& e, const char* what) {
+    auto v = const_int(e, what);
+    if (!v) return std::nullopt;
+    if (*v < 0 || *v > 0xFFFFFFFF) {
+      diag_.error(e.pos, std::string(what) + " " + int_to_string(*v) +
+                             " is not a 32-bit address");
+      return std::nullopt;
+    }
+    return uint32_t(*v);
+  }
+
+  void check_reg(Symbol* s) {
+    Item& it = *s->item;
+    s->type = resolve_type(*it.type, true);
+    if (!s->type->is_error() && !(s->type->is_int() && s->type->bits <= 32 &&
+                                  !s->type->is_signed)) {
+      diag_.error(it.type->pos, "a register must have type u8, u16 or u32, not " + q(s->type));
+      s->type = T().error();
+    }
+    auto a = address_of(*it.expr, "register address");
+    if (!a) return;
+    s->address = *a;
+    if (!s->type->is_error() && *a % s->type->align)
+      diag_.error(it.expr->pos, "register address " + hex(*a) + " is not aligned to " +
+                                    std::to_string(s->type->align) + " (the alignment of " +
+                                    q(s->type) + ")");
+  }
+
+  void check_global(Symbol* s) {
+    Item& it = *s->item;
+    s->type = resolve_type(*it.type, true);
+    if (it.expr) {
+      s->pinned = true;
+      auto a = address_of(*it.expr, "pinned address");
+      if (!a) {
+        s->pinned = false;
+      } else if (!s->type->is_error()) {
+        s->address = *a;
+        if (*a % s->type->align)
+          diag_.error(it.expr->pos, "pinned address " + hex(*a) + " of " + q(s->name) +
+                                        " is not aligned to " + std::to_string(s->type->align) +
+                                        " (the alignment of " + q(s->type) + ")");
+        else if (uint64_t(*a) + s->type->size > sram_size_)
+          diag_.error(it.expr->pos, q(s->name) + " at " + hex(*a) + " (" +
+                                        std::to_string(s->type->size) +
+                                        " bytes) lies outside SRAM (" +
+                                        std::to_string(sram_size_) + " bytes)");
+        else
+          pinned_.push_back(s);
+      }
+      if (it.init) diag_.error(it.init->pos, "a pinned global cannot have an initialiser");
+      return;
+    }
+    if (it.init && !s->type->is_error()) check_init(*it.init, s->type, true);
+  }
+
+  std::vector<Symbol*> pinned_;
+
+  void check_overlaps() {
+    std::stable_sort(pinned_.begin(), pinned_.end(),
+                     [](Symbol* a, Symbol* b) { return a->address < b->address; });
+    for (size_t i = 0; i < pinned_.size(); ++i)
+      for (size_t j = i + 1; j < pinned_.size(); ++j) {
+        Symbol *a = pinned_[i], *b = pinned_[j];
+        if (uint64_t(a->address) + a->type->size <= b->address) break;
+        // Report at whichever was declared later (the one a reader would move).
+        Symbol *later = a, *earlier = b;
+        if (std::make_pair(b->pos.file, b->pos.offset) > std::make_pair(a->pos.file, a->pos.offset))
+          later = b, earlier = a;
+        if (later->pos.file != earlier->pos.file && later->pos.file == 0) {
+          // keep: the later one is in the root file
+        }
+        diag_.error(later->item->expr->pos,
+                    q(later->name) + " at [" + hex(later->address) + ", " +
+                        hex(uint64_t(later->address) + later->type->size) + ") overlaps " +
+                        q(earlier->name) + " at [" + hex(earlier->address) + ", " +
+                        hex(uint64_t(earlier->address) + earlier->type->size) + ")");
+        diag_.note(earlier->pos, q(earlier->name) + " is placed here");
+      }
+  }
+
+  // Initialiser of a variable of type `t`; `global` requires constants.
+  void check_init(Init& in, const Type* t, bool global) {
+    if (in.is_list) {
+      if (t->kind != Type::Array) {
+        diag_.error(in.pos, "an array initialiser cannot initialise " + q(t));
+        return;
+      }
+      if (in.list.size() > t->count) {
+        diag_.error(in.list[t->count].pos, "too many initialisers for " + q(t) + " (" +
+                                               std::to_string(in.list.size()) + " given)");
+        return;
+      }
+      for (Init& e : in.list) check_init(e, t->elem, global);
+      return;
+    }
+    Expr& e = *in.expr;
+    check(e, t);
+    if (e.ty && e.ty->is_error()) return;
+    if (t->is_aggregate()) {
+      if (global) {
+        diag_.error(e.pos, "a global of type " + q(t) +
+                               " can only be initialised with an array literal");
+        return;
+      }
+      if (e.ty != t) {
+        diag_.error(e.pos, "cannot initialise " + q(t) + " with " + q(e.ty ? e.ty->spelling() : "an integer constant"));
+        return;
+      }
+      return;
+    }
+    if (!coerce(e, t)) return;
+    if (global && !e.is_const)
+      diag_.error(e.pos, "the initialiser of a global must be a constant expression");
+  }
+
+  // ---------------------------------------------------------------- functions
+  void check_signature(Symbol* s) {
+    Item& it = *s->item;
+    s->type = it.type ? resolve_type(*it.type, true) : T().void_type();
+    if (it.is_handler && !it.params.empty())
+      diag_.error(it.params.front().pos, "handler " + q(s->name) +
+                                             " cannot take parameters (handlers read their "
+                                             "input from registers and queues)");
+    if (it.is_handler && it.type)
+      diag_.error(it.type->pos, "handler " + q(s->name) + " cannot return a value");
+    if (s->type->is_aggregate()) {
+      diag_.error(it.type->pos, "function " + q(s->name) + " cannot return " + q(s->type) +
+                                    " by value (return a pointer)");
+      s->type = T().error();
+    }
+    if (it.params.size() > 16)
+      diag_.error(it.params[16].pos, "too many parameters (at most 16)");
+    for (size_t i = 0; i < it.params.size(); ++i) {
+      Param& p = it.params[i];
+      for (size_t j = 0; j < i; ++j)
+        if (it.params[j].name == p.name) {
+          diag_.error(p.pos, "duplicate parameter " + q(p.name));
+          diag_.note(it.params[j].pos, "previous declaration of " + q(p.name) + " is here");
+        }
+      const Type* t = resolve_type(*p.type, true);
+      if (t->is_aggregate()) {
+        diag_.error(p.type->pos, "parameter " + q(p.name) + " cannot have type " + q(t) +
+                                     " (pass a pointer)");
+        t = T().error();
+      }
+      s->params.push_back(t);
+    }
+  }
+
+  void check_body(Symbol* fn) {
+    Item& it = *fn->item;
+    fn_ = fn;
+    loops_ = 0;
+    scopes_.clear();
+    scopes_.emplace_back();
+    for (size_t i = 0; i < it.params.size(); ++i) {
+      if (i >= fn->params.size()) break;
+      Symbol* p = new_symbol(Symbol::Local, it.params[i].name, it.params[i].pos);
+      p->type = fn->params[i];
+      p->param_index = int(i);
+      fn->param_syms.push_back(p);
+      scopes_.back().names.push_back({p->name, p});
+    }
+    for (auto& st : it.body->body) check_stmt(*st);
+    if (!fn->type->is_error() && fn->type->kind != Type::Void && !terminates_block(it.body->body))
+      diag_.error(it.end_pos, "missing return in function " + q(fn->name) + " (it returns " +
+                                  q(fn->type) + ")");
+    scopes_.clear();
+    fn_ = nullptr;
+  }
+
+  // Whether control can never fall off the end of a statement.
+  bool terminates(const Stmt& s) {
+    switch (s.kind) {
+    case Stmt::Return: return true;
+    case Stmt::BlockStmt: return terminates_block(s.body);
+    case Stmt::If:
+      return s.else_stmt && terminates_block(s.body) && terminates(*s.else_stmt);
+    case Stmt::Loop: return !has_break(s.body);
+    case Stmt::While: return s.always_true && !has_break(s.body);
+    default: return false;
+    }
+  }
+  bool terminates_block(const std::vector<std::unique_ptr<Stmt>>& b) {
+    for (auto& s : b)
+      if (terminates(*s)) return true;
+    return false;
+  }
+  // A break that leaves this loop (not one of an inner loop).
+  bool has_break(const std::vector<std::unique_ptr<Stmt>>& b) {
+    for (auto& s : b) {
+      if (s->kind == Stmt::Break) return true;
+      if (s->kind == Stmt::BlockStmt && has_break(s->body)) return true;
+      if (s->kind == Stmt::If) {
+        if (has_break(s->body)) return true;
+        for (const Stmt* e = s->else_stmt.get(); e; e = e->else_stmt.get()) {
+          if (e->kind == Stmt::BlockStmt && has_break(e->body)) return true;
+          if (e->kind == Stmt::If && has_break(e->body)) return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  Symbol* lookup_local(const std::string& n) {
+    for (auto s = scopes_.rbegin(); s != scopes_.rend(); ++s)
+      for (auto it = s->names.rbegin(); it != s->names.rend(); ++it)
+        if (it->first == n) return it->second;
+    return nullptr;
+  }
+
+  void declare_local(Symbol* s) {
+    if (Symbol* prev = lookup_local(s->name)) {
+      diag_.error(s->pos, "redefinition of " + q(s->name));
+      diag_.note(prev->pos, q(s->name) + " was first declared here");
+    }
+    scopes_.back().names.push_back({s->name, s});
+  }
+
+  void check_block(std::vector<std::unique_ptr<Stmt>>& b) {
+    scopes_.emplace_back();
+    for (auto& s : b) check_stmt(*s);
+    scopes_.pop_back();
+  }
+
+  void check_cond(Expr& e) {
+    check(e, T().boolean());
+    if (e.ty && e.ty->is_error()) return;
+    if (!e.ty || e.ty->kind != Type::Bool)
+      diag_.error(e.pos, "condition must be 'bool', found " +
+                             (e.ty ? q(e.ty) : std::string("an integer constant")) +
+                             " (compare with 0)");
+  }
+
+  void check_stmt(Stmt& s) {
+    switch (s.kind) {
+    case Stmt::Var: {
+      Symbol* v = new_symbol(Symbol::Local, s.name, s.pos);
+      s.local = v;
+      const Type* t = nullptr;
+      if (s.type) t = resolve_type(*s.type, true);
+      if (t) {
+        if (s.init && !t->is_error()) check_init(*s.init, t, false);
+      } else if (s.init && s.init->is_list) {
+        diag_.error(s.init->pos, "an array literal needs a declared type (var a: u8[4] = [...])");
+        t = T().error();
+      } else if (s.init) {
+        Expr& e = *s.init->expr;
+        check(e, nullptr);
+        finalize(e);
+        t = e.ty ? e.ty : T().error();
+        if (t->kind == Type::Void) {
+          diag_.error(e.pos, "this expression has no value");
+          t = T().error();
+        }
+      } else {
+        diag_.error(s.pos, "variable " + q(s.name) + " needs a type or an initialiser");
+        t = T().error();
+      }
+      v->type = t;
+      declare_local(v);
+      break;
+    }
+    case Stmt::Const: {
+      Symbol* c = new_symbol(Symbol::Const, s.name, s.pos);
+      s.local = c;
+      const Type* declared = s.type ? resolve_type(*s.type, true) : nullptr;
+      finish_const(c, s.init->expr.get(), declared, s.type ? s.type->pos : s.pos);
+      c->cstate = Symbol::Evaluated;
+      declare_local(c);
+      break;
+    }
+    case Stmt::If:
+      check_cond(*s.expr);
+      check_block(s.body);
+      if (s.else_stmt) check_stmt(*s.else_stmt);
+      break;
+    case Stmt::While:
+      check_cond(*s.expr);
+      s.always_true = s.expr->is_const && s.expr->ty && s.expr->ty->kind == Type::Bool &&
+                      s.expr->cval != 0;
+      ++loops_;
+      check_block(s.body);
+      --loops_;
+      break;
+    case Stmt::Loop:
+      ++loops_;
+      check_block(s.body);
+      --loops_;
+      break;
+    case Stmt::Break:
+    case Stmt::Continue:
+      if (loops_ == 0)
+        diag_.error(s.pos, std::string(s.kind == Stmt::Break ? "'break'" : "'continue'") +
+                               " outside a loop");
+      break;
+    case Stmt::Return: {
+      const Type* rt = fn_->type;
+      if (!s.expr) {
+        if (rt->kind != Type::Void && !rt->is_error())
+          diag_.error(s.pos, "function " + q(fn_->name) + " must return a value of type " +
+                                 q(rt));
+        break;
+      }
+      check(*s.expr, rt->kind == Type::Void ? nullptr : rt);
+      if (rt->kind == Type::Void) {
+        diag_.error(s.expr->pos, (fn_->is_handler ? "handler " : "function ") + q(fn_->name) +
+                                     " does not return a value");
+        break;
+      }
+      coerce(*s.expr, rt);
+      break;
+    }
+    case Stmt::BlockStmt: check_block(s.body); break;
+    case Stmt::ExprStmt:
+      check(*s.expr, nullptr);
+      if (s.expr->kind != Expr::Call && !(s.expr->ty && s.expr->ty->is_error()))
+        diag_.error(s.expr->pos, "this expression has no effect (only a call can be a statement)");
+      break;
+    case Stmt::Assign: check_assign(s); break;
+    case Stmt::Asm: check_asm(s); break;
+    }
+  }
+
+  bool check_assignable(Expr& t) {
+    if (t.ty && t.ty->is_error()) return false;
+    if (t.kind == Expr::Name && t.sym && t.sym->kind == Symbol::Const) {
+      diag_.error(t.pos, "cannot assign to constant " + q(t.sym->name));
+      return false;
+    }
+    if (!is_lvalue(t)) {
+      diag_.error(t.pos, "cannot assign to this expression (not a variable, field, element "
+                         "or register)");
+      return false;
+    }
+    return true;
+  }
+
+  void check_assign(Stmt& s) {
+    Expr& t = *s.target;
+    check(t, nullptr);
+    if (!check_assignable(t)) {
+      check(*s.expr, nullptr);
+      return;
+    }
+    if (!s.compound) {
+      check(*s.expr, t.ty);
+      if (s.expr->ty && s.expr->ty->is_error()) return;
+      if (t.ty->is_aggregate()) {
+        if (s.expr->ty != t.ty)
+          diag_.error(s.expr->pos, "cannot assign " +
+                                       (s.expr->ty ? q(s.expr->ty) : std::string("a constant")) +
+                                       " to " + q(t.ty));
+        return;
+      }
+      coerce(*s.expr, t.ty);
+      return;
+    }
+    // Compound: the operation is computed in the target's type.
+    Expr& r = *s.expr;
+    const char* op = binop_spelling(s.op);
+    if (s.op == BinOp::Shl || s.op == BinOp::Shr) {
+      check(r, nullptr);
+      if (r.ty && r.ty->is_error()) return;
+      if (!t.ty->is_int()) {
+        diag_.error(s.pos, std::string("operator '") + op + "=' cannot be applied to " + q(t.ty));
+        return;
+      }
+      shift_amount(r, t.ty);
+      return;
+    }
+    if (t.ty->kind == Type::Pointer && (s.op == BinOp::Add || s.op == BinOp::Sub)) {
+      check(r, nullptr);
+      index_operand(r);
+      return;
+    }
+    check(r, t.ty);
+    if (r.ty && r.ty->is_error()) return;
+    if (!t.ty->is_int()) {
+      diag_.error(s.pos, std::string("operator '") + op + "=' cannot be applied to " + q(t.ty));
+      return;
+    }
+    if (!coerce(r, t.ty)) return;
+    if ((s.op == BinOp::Div || s.op == BinOp::Rem) && r.is_const && r.cval == 0)
+      diag_.error(r.pos, "division by zero");
+  }
+
+  void check_asm(Stmt& s) {
+    // Operand references in the template: $N, ${N}, ${N:mod}, $$.
+    const std::string& tpl = s.asm_template;
+    const size_t nops = s.outputs.size() + s.inputs.size();
+    for (size_t i = 0; i < tpl.size(); ++i) {
+      if (tpl[i] != '$') continue;
+      if (i + 1 < tpl.size() && tpl[i + 1] == '$') {
+        ++i;
+        continue;
+      }
+      size_t j = i + 1;
+      bool brace = j < tpl.size() && tpl[j] == '{';
+      if (brace) ++j;
+      size_t n = 0, digits = 0;
+      while (j < tpl.size() && std::isdigit((unsigned char)tpl[j]) && digits < 4)
+        n = n * 10 + size_t(tpl[j] - '0'), ++j, ++digits;
+      if (digits == 0 || n >= nops) {
+        diag_.error(s.pos, "asm template refers to operand " +
+                               (digits ? "$" + std::to_string(n) : std::string("'$'")) +
+                               " but there are " + std::to_string(nops) +
+                               " operands (write $$ for a literal '$')");
+        return;
+      }
+      if (brace) {
+        while (j < tpl.size() && tpl[j] != '}') {
+          if (!std::isalnum((unsigned char)tpl[j]) && tpl[j] != ':') break;
+          ++j;
+        }
+        if (j >= tpl.size() || tpl[j] != '}') {
+          diag_.error(s.pos, "malformed operand reference in asm template");
+          return;
+        }
+      }
+      i = j - 1 + (brace ? 1 : 0);
+    }
+    for (AsmOperand& o : s.outputs) {
+      check(*o.expr, nullptr);
+      if (o.constraint != "=r" && o.constraint != "=&r" && o.constraint != "+r") {
+        diag_.error(o.pos, "unsupported output constraint " + q(o.constraint) +
+                               " (use \"=r\", \"=&r\" or \"+r\")");
+        continue;
+      }
+      if (!check_assignable(*o.expr)) continue;
+      if (!o.expr->ty->is_scalar())
+        diag_.error(o.expr->pos, "an asm operand must be a scalar, not " + q(o.expr->ty));
+      else if (o.expr->ty->size == 8)
+        diag_.error(o.expr->pos, "64-bit asm operands are not supported");
+    }
+    for (AsmOperand& o : s.inputs) {
+      check(*o.expr, nullptr);
+      if (o.expr->ty && o.expr->ty->is_error()) continue;
+      if (o.constraint == "i" || o.constraint == "n") {
+        if (!o.expr->is_const) {
+          diag_.error(o.expr->pos, "an \"" + o.constraint + "\" operand must be a constant");
+          continue;
+        }
+      } else if (o.constraint != "r") {
+        diag_.error(o.pos, "unsupported input constraint " + q(o.constraint) +
+                               " (use \"r\", \"i\" or \"n\")");
+        continue;
+      }
+      finalize(*o.expr);
+      if (o.expr->ty && !o.expr->ty->is_error() && !o.expr->ty->is_scalar())
+        diag_.error(o.expr->pos, "an asm operand must be a scalar, not " + q(o.expr->ty));
+      else if (o.expr->ty && o.expr->ty->size == 8)
+        diag_.error(o.expr->pos, "64-bit asm operands are not supported");
+    }
+    for (auto& [pos, c] : s.clobbers) {
+      std::string r = c;
+      if (!r.empty() && r[0] == '%') r = r.substr(1);
+      bool ok = r == "memory" || r == "cc";
+      if (r.size() >= 2 && r.size() <= 3 && r[0] == 'r' && std::isdigit((unsigned char)r[1])) {
+        int n = std::atoi(r.c_str() + 1);
+        ok = (r.size() == 2 || std::isdigit((unsigned char)r[2])) && n >= 0 && n <= 31;
+      }
+      if (!ok) diag_.error(pos, "unknown clobber " + q(c) + " (use \"memory\" or r0..r31)");
+    }
+  }
+
+  // ---------------------------------------------------------------- expressions
+  bool is_lvalue(const Expr& e) {
+    switch (e.kind) {
+    case Expr::Name:
+      return e.sym && (e.sym->kind == Symbol::Local || e.sym->kind == Symbol::Global ||
+                       e.sym->kind == Symbol::Reg);
+    case Expr::Unary: return e.uop == UnOp::Deref;
+    case Expr::Index: return e.lhs->ty && e.lhs->ty->kind == Type::Pointer ? true : is_lvalue(*e.lhs);
+    case Expr::Field: return e.field_through_pointer || is_lvalue(*e.lhs);
+    default: return false;
+    }
+  }
+
+  void set_error(Expr& e) {
+    e.ty = T().error();
+    e.is_const = false;
+  }
+
+  // Gives an untyped constant its default type (i32, else i64, else u64).
+  void finalize(Expr& e) {
+    if (e.ty) return;
+    if (fits(e.cval, T().integer(32, true))) e.ty = T().integer(32, true);
+    else if (fits(e.cval, T().integer(64, true))) e.ty = T().integer(64, true);
+    else if (fits(e.cval, T().integer(64, false))) e.ty = T().integer(64, false);
+    else {
+      diag_.error(e.pos, "constant " + int_to_string(e.cval) + " does not fit in any integer type");
+      set_error(e);
+    }
+  }
+
+  // Converts `e` to type `to` implicitly or reports why not.
+  bool coerce(Expr& e, const Type* to) {
+    if (to->is_error() || (e.ty && e.ty->is_error())) return false;
+    if (!e.ty) {
+      if (to->is_int() && fits(e.cval, to)) {
+        e.ty = to;
+        return true;
+      }
+      if (to->is_int())
+        diag_.error(e.pos, "constant " + int_to_string(e.cval) + " does not fit in " + q(to));
+      else
+        diag_.error(e.pos, "expected " + q(to) + ", found an integer constant");
+      set_error(e);
+      return false;
+    }
+    if (e.ty->kind == Type::Void) {
+      diag_.error(e.pos, "this expression has no value (expected " + q(to) + ")");
+      return false;
+    }
+    if (implicitly_converts(e.ty, to)) {
+      return true;
+    }
+    diag_.error(e.pos, "expected " + q(to) + ", found " + q(e.ty) +
+                           (e.ty->is_scalar() && to->is_scalar() ? " (convert with 'as')" : ""));
+    return false;
+  }
+
+  // The right operand of a shift: any integer; a constant must be non-negative.
+  void shift_amount(Expr& r, const Type* lhs_type) {
+    if (r.ty && r.ty->is_error()) return;
+    if (!r.ty) {
+      if (r.cval < 0) {
+        diag_.error(r.pos, "negative shift amount " + int_to_string(r.cval));
+        set_error(r);
+        return;
+      }
+      if (lhs_type && r.cval >= lhs_type->bits) {
+        diag_.error(r.pos, "shift amount " + int_to_string(r.cval) + " is too large for " +
+                               q(lhs_type));
+        set_error(r);
+        return;
+      }
+      r.ty = T().integer(32, false);
+      return;
+    }
+    if (!r.ty->is_int())
+      diag_.error(r.pos, "shift amount must be an integer, found " + q(r.ty));
+  }
+
+  // An index or pointer offset: any integer; untyped constants become i32 (or u32).
+  void index_operand(Expr& r) {
+    if (r.ty && r.ty->is_error()) return;
+    if (!r.ty) {
+      finalize(r);
+      if (r.ty && r.ty->bits == 64) {
+        diag_.error(r.pos, "index " + int_to_string(r.cval) + " is out of range");
+        set_error(r);
+      }
+      return;
+    }
+    if (!r.ty->is_int()) {
+      diag_.error(r.pos, "an index must be an integer, found " + q(r.ty));
+      set_error(r);
+    }
+  }
+
+  static bool overflows(Int v) { return v > kUntypedLimit || v < -kUntypedLimit; }
+
+  // Folds an integer operation on exact values; nullopt (after an error) on division by
+  // zero or overflow of the untyped range.
+  std::optional<Int> fold(BinOp op, Int a, Int b, const Type* t, Pos pos) {
+    Int r = 0;
+    switch (op) {
+    case BinOp::Add: r = a + b; break;
+    case BinOp::Sub: r = a - b; break;
+    case BinOp::Mul:
+      if (__builtin_mul_overflow(a, b, &r)) r = kUntypedLimit * 2;
+      break;
+    case BinOp::Div:
+    case BinOp::Rem:
+      if (b == 0) {
+        diag_.error(pos, "division by zero in a constant expression");
+        return std::nullopt;
+      }
+      r = op == BinOp::Div ? a / b : a % b;
+      break;
+    case BinOp::And: r = a & b; break;
+    case BinOp::Or: r = a | b; break;
+    case BinOp::Xor: r = a ^ b; break;
+    case BinOp::Shl:
+      if (b >= 64) r = a == 0 ? 0 : kUntypedLimit * 2;
+      else if (b > 0 && (a > (kUntypedLimit >> b) || a < -(kUntypedLimit >> b))) r = kUntypedLimit * 2;
+      else r = a * (Int(1) << b);
+      break;
+    case BinOp::Shr:
+      if (t && !t->is_signed) r = Int((unsigned __int128)a >> (b >= 127 ? 127 : b));
+      else r = b >= 127 ? (a < 0 ? -1 : 0) : (a >> b);
+      break;
+    case BinOp::Eq: return Int(a == b);
+    case BinOp::Ne: return Int(a != b);
+    case BinOp::Lt: return Int(a < b);
+    case BinOp::Le: return Int(a <= b);
+    case BinOp::Gt: return Int(a > b);
+    case BinOp::Ge: return Int(a >= b);
+    case BinOp::LAnd: return Int(a && b);
+    case BinOp::LOr: return Int(a || b);
+    }
+    if (t) return wrap(r, t);
+    if (overflows(r)) {
+      diag_.error(pos, "constant expression overflows");
+      return std::nullopt;
+    }
+    return r;
+  }
+
+  void check(Expr& e, const Type* hint) {
+    switch (e.kind) {
+    case Expr::IntLit:
+      e.ty = nullptr;
+      e.is_const = true;
+      e.cval = e.value;
+      return;
+    case Expr::BoolLit:
+      e.ty = T().boolean();
+      e.is_const = true;
+      e.cval = e.value;
+      return;
+    case Expr::Name: return check_name(e);
+    case Expr::Binary: return check_binary(e, hint);
+    case Expr::Unary: return check_unary(e, hint);
+    case Expr::Cast: return check_cast(e);
+    case Expr::Index: return check_index(e);
+    case Expr::Field: return check_field(e);
+    case Expr::Call: return check_call(e, hint);
+    case Expr::SizeOf: {
+      const Type* t = resolve_type(*e.type, true);
+      if (t->is_error()) return set_error(e);
+      e.ty = nullptr;
+      e.is_const = true;
+      e.cval = t->size;
+      return;
+    }
+    case Expr::OffsetOf: {
+      const Type* t = resolve_type(*e.type, true);
+      if (t->is_error()) return set_error(e);
+      if (t->kind != Type::Struct) {
+        diag_.error(e.type->pos, "offsetof needs a struct type, found " + q(t));
+        return set_error(e);
+      }
+      const FieldInfo* f = t->st->field(e.name);
+      if (!f) {
+        diag_.error(e.pos, "struct " + q(t->st->name) + " has no field " + q(e.name));
+        return set_error(e);
+      }
+      e.ty = nullptr;
+      e.is_const = true;
+      e.cval = f->offset;
+      return;
+    }
+    }
+  }
+
+  void check_name(Expr& e) {
+    Symbol* s = lookup_local(e.name);
+    if (!s) {
+      auto it = m_.globals.find(e.name);
+      if (it != m_.globals.end()) s = it->second;
+    }
+    if (!s) {
+      diag_.error(e.pos, "unknown name " + q(e.name));
+      return set_error(e);
+    }
+    e.sym = s;
+    switch (s->kind) {
+    case Symbol::Const:
+      eval_const(s, e.pos);
+      if (s->type && s->type->is_error()) return set_error(e);
+      e.ty = s->type;
+      e.is_const = true;
+      e.cval = s->value;
+      return;
+    case Symbol::StructSym:
+      diag_.error(e.pos, q(e.name) + " is a type, not a value");
+      return set_error(e);
+    case Symbol::Func:
+      diag_.error(e.pos, "function " + q(e.name) + " is not a value (call it)");
+      return set_error(e);
+    default:
+      e.ty = s->type ? s->type : T().error();
+      return;
+    }
+  }
+
+  const Type* int_hint(const Type* hint) { return hint && hint->is_int() ? hint : nullptr; }
+
+  void check_binary(Expr& e, const Type* hint) {
+    Expr& a = *e.lhs;
+    Expr& b = *e.rhs;
+    const char* op = binop_spelling(e.bop);
+    if (e.bop == BinOp::LAnd || e.bop == BinOp::LOr) {
+      check(a, T().boolean());
+      check(b, T().boolean());
+      bool ok = true;
+      for (Expr* x : {&a, &b}) {
+        if (x->ty && x->ty->is_error()) ok = false;
+        else if (!x->ty || x->ty->kind != Type::Bool) {
+          diag_.error(x->pos, std::string("operands of '") + op + "' must be 'bool', found " +
+                                  (x->ty ? q(x->ty) : std::string("an integer constant")));
+          ok = false;
+        }
+      }
+      if (!ok) return set_error(e);
+      e.ty = T().boolean();
+      if (a.is_const && b.is_const) {
+        e.is_const = true;
+        e.cval = e.bop == BinOp::LAnd ? (a.cval && b.cval) : (a.cval || b.cval);
+      }
+      return;
+    }
+    if (e.bop == BinOp::Shl || e.bop == BinOp::Shr) {
+      check(a, int_hint(hint));
+      check(b, nullptr);
+      if ((a.ty && a.ty->is_error()) || (b.ty && b.ty->is_error())) return set_error(e);
+      if (!a.ty && !(b.is_const)) {
+        // `1 << n`: the constant takes the context's type.
+        if (const Type* h = int_hint(hint)) {
+          if (!coerce(a, h)) return set_error(e);
+        } else {
+          finalize(a);
+        }
+      }
+      if (a.ty && !a.ty->is_int()) {
+        diag_.error(e.pos, std::string("operator '") + op + "' cannot be applied to " + q(a.ty));
+        return set_error(e);
+      }
+      shift_amount(b, a.ty);
+      if (b.ty && b.ty->is_error()) return set_error(e);
+      e.ty = a.ty;
+      if (a.is_const && b.is_const) {
+        if (b.cval < 0) {
+          diag_.error(b.pos, "negative shift amount " + int_to_string(b.cval));
+          return set_error(e);
+        }
+        auto r = fold(e.bop, a.cval, b.cval, a.ty, e.pos);
+        if (!r) return set_error(e);
+        e.is_const = true;
+        e.cval = *r;
+      }
+      return;
+    }
+    const bool cmp = is_comparison(e.bop);
+    check(a, cmp ? nullptr : hint);
+    check(b, cmp ? nullptr : hint);
+    if ((a.ty && a.ty->is_error()) || (b.ty && b.ty->is_error())) return set_error(e);
+    for (Expr* x : {&a, &b})
+      if (x->ty && x->ty->kind == Type::Void) {
+        diag_.error(x->pos, "this expression has no value");
+        return set_error(e);
+      }
+    // Pointers.
+    const bool pa = a.ty && a.ty->kind == Type::Pointer, pb = b.ty && b.ty->kind == Type::Pointer;
+    if (pa || pb) {
+      if (cmp && pa && pb && a.ty == b.ty) {
+        e.ty = T().boolean();
+        return;
+      }
+      if (!cmp && pa && !pb && (e.bop == BinOp::Add || e.bop == BinOp::Sub) &&
+          (!b.ty || b.ty->is_int())) {
+        index_operand(b);
+        e.ty = a.ty;
+        return;
+      }
+      if (!cmp && pb && !pa && e.bop == BinOp::Add && (!a.ty || a.ty->is_int())) {
+        index_operand(a);
+        e.ty = b.ty;
+        return;
+      }
+      diag_.error(e.pos, std::string("operator '") + op + "' cannot be applied to " +
+                             (a.ty ? q(a.ty) : std::string("an integer constant")) + " and " +
+                             (b.ty ? q(b.ty) : std::string("an integer constant")));
+      return set_error(e);
+    }
+    // Booleans compare for equality only.
+    const bool ba = a.ty && a.ty->kind == Type::Bool, bb = b.ty && b.ty->kind == Type::Bool;
+    if (ba || bb) {
+      if ((e.bop == BinOp::Eq || e.bop == BinOp::Ne) && ba && bb) {
+        e.ty = T().boolean();
+        if (a.is_const && b.is_const) {
+          e.is_const = true;
+          e.cval = e.bop == BinOp::Eq ? a.cval == b.cval : a.cval != b.cval;
+        }
+        return;
+      }
+      diag_.error(e.pos, std::string("operator '") + op + "' cannot be applied to " +
+                             q(ba ? a.ty : b.ty));
+      return set_error(e);
+    }
+    for (Expr* x : {&a, &b})
+      if (x->ty && !x->ty->is_int()) {
+        diag_.error(e.pos, std::string("operator '") + op + "' cannot be applied to " + q(x->ty));
+        return set_error(e);
+      }
+    const Type* t = nullptr;
+    if (!a.ty && !b.ty) {
+      t = nullptr; // exact
+    } else if (!a.ty) {
+      if (!coerce(a, b.ty)) return set_error(e);
+      t = b.ty;
+    } else if (!b.ty) {
+      if (!coerce(b, a.ty)) return set_error(e);
+      t = a.ty;
+    } else if (implicitly_converts(a.ty, b.ty)) {
+      t = b.ty;
+    } else if (implicitly_converts(b.ty, a.ty)) {
+      t = a.ty;
+    } else {
+      diag_.error(e.pos, std::string("operands of '") + op + "' have mismatched types " +
+                             q(a.ty) + " and " + q(b.ty) + " (convert one with 'as')");
+      return set_error(e);
+    }
+    e.ty = cmp ? T().boolean() : t;
+    if ((e.bop == BinOp::Div || e.bop == BinOp::Rem) && b.is_const && b.cval == 0 && !a.is_const) {
+      diag_.error(e.pos, "division by zero");
+      return set_error(e);
+    }
+    if (a.is_const && b.is_const) {
+      auto r = fold(e.bop, a.cval, b.cval, t, e.pos);
+      if (!r) return set_error(e);
+      e.is_const = true;
+      e.cval = *r;
+    }
+  }
+
+  void check_unary(Expr& e, const Type* hint) {
+    Expr& a = *e.lhs;
+    switch (e.uop) {
+    case UnOp::Neg:
+    case UnOp::BitNot: {
+      check(a, int_hint(hint));
+      if (a.ty && a.ty->is_error()) return set_error(e);
+      if (!a.ty && e.uop == UnOp::BitNot && int_hint(hint)) {
+        // `~MASK` takes the context's width, so ~0x0F for a u8 is 0xF0.
+        if (!coerce(a, hint)) return set_error(e);
+      }
+      if (a.ty && !a.ty->is_int()) {
+        diag_.error(e.pos, std::string("operator '") + (e.uop == UnOp::Neg ? "-" : "~") +
+                               "' cannot be applied to " + q(a.ty));
+        return set_error(e);
+      }
+      e.ty = a.ty;
+      if (a.is_const) {
+        e.is_const = true;
+        Int v = e.uop == UnOp::Neg ? -a.cval : ~a.cval;
+        e.cval = a.ty ? wrap(v, a.ty) : v;
+      }
+      return;
+    }
+    case UnOp::Not:
+      check(a, T().boolean());
+      if (a.ty && a.ty->is_error()) return set_error(e);
+      if (!a.ty || a.ty->kind != Type::Bool) {
+        diag_.error(e.pos, "operator '!' needs 'bool', found " +
+                               (a.ty ? q(a.ty) : std::string("an integer constant")) +
+                               " (use '~' for bits)");
+        return set_error(e);
+      }
+      e.ty = a.ty;
+      if (a.is_const) e.is_const = true, e.cval = !a.cval;
+      return;
+    case UnOp::Deref:
+      check(a, nullptr);
+      if (a.ty && a.ty->is_error()) return set_error(e);
+      if (!a.ty || a.ty->kind != Type::Pointer) {
+        diag_.error(e.pos, "cannot dereference " +
+                               (a.ty ? q(a.ty) : std::string("an integer constant")) +
+                               " (not a pointer)");
+        return set_error(e);
+      }
+      if (a.ty->elem->kind == Type::Struct && a.ty->elem->st->state != StructInfo::Done)
+        return set_error(e);
+      e.ty = a.ty->elem;
+      return;
+    case UnOp::AddrOf:
+      check(a, nullptr);
+      if (a.ty && a.ty->is_error()) return set_error(e);
+      if (a.kind == Expr::Name && a.sym && a.sym->kind == Symbol::Reg) {
+        diag_.error(e.pos, "cannot take the address of register " + q(a.sym->name));
+        return set_error(e);
+      }
+      if (a.kind == Expr::Name && a.sym && a.sym->kind == Symbol::Const) {
+        diag_.error(e.pos, "cannot take the address of constant " + q(a.sym->name));
+        return set_error(e);
+      }
+      if (!is_lvalue(a)) {
+        diag_.error(e.pos, "cannot take the address of this expression");
+        return set_error(e);
+      }
+      e.ty = T().pointer(a.ty);
+      return;
+    }
+  }
+
+  void check_cast(Expr& e) {
+    Expr& a = *e.lhs;
+    const Type* to = resolve_type(*e.type, false);
+    check(a, nullptr);
+    if (to->is_error() || (a.ty && a.ty->is_error())) return set_error(e);
+    e.ty = to;
+    const Type* from = a.ty;
+    auto bad = [&] {
+      diag_.error(e.pos, "cannot cast " + (from ? q(from) : std::string("an integer constant")) +
+                             " to " + q(to) +
+                             (to->kind == Type::Bool ? " (compare with 0 instead)" : ""));
+      set_error(e);
+    };
+    if (!from) { // untyped constant
+      if (to->is_int()) {
+        e.is_const = true;
+        e.cval = wrap(a.cval, to);
+        return;
+      }
+      if (to->kind == Type::Pointer) {
+        if (a.cval < 0 || a.cval > 0xFFFFFFFF) return bad();
+        a.ty = T().integer(32, false);
+        return;
+      }
+      return bad();
+    }
+    if (from == to) {
+      e.is_const = a.is_const;
+      e.cval = a.cval;
+      return;
+    }
+    if (to->is_int() && (from->is_int() || from->kind == Type::Bool)) {
+      if (a.is_const) e.is_const = true, e.cval = wrap(a.cval, to);
+      return;
+    }
+    if (to->kind == Type::Pointer && from->kind == Type::Pointer) return;
+    if (to->kind == Type::Pointer && from->is_int() && from->bits == 32) return;
+    if (from->kind == Type::Pointer && to->is_int() && to->bits == 32) return;
+    bad();
+  }
+
+  void check_index(Expr& e) {
+    Expr& a = *e.lhs;
+    Expr& i = *e.rhs;
+    check(a, nullptr);
+    check(i, nullptr);
+    if ((a.ty && a.ty->is_error()) || (i.ty && i.ty->is_error())) return set_error(e);
+    if (!a.ty || (a.ty->kind != Type::Array && a.ty->kind != Type::Pointer)) {
+      diag_.error(e.pos, "cannot index " + (a.ty ? q(a.ty) : std::string("an integer constant")) +
+                             " (not an array or pointer)");
+      return set_error(e);
+    }
+    if (i.is_const && a.ty->kind == Type::Array && (i.cval < 0 || i.cval >= a.ty->count)) {
+      diag_.error(i.pos, "index " + int_to_string(i.cval) + " is out of bounds for " + q(a.ty));
+      return set_error(e);
+    }
+    index_operand(i);
+    if (i.ty && i.ty->is_error()) return set_error(e);
+    e.ty = a.ty->elem;
+  }
+
+  void check_field(Expr& e) {
+    Expr& a = *e.lhs;
+    check(a, nullptr);
+    if (a.ty && a.ty->is_error()) return set_error(e);
+    const Type* st = a.ty;
+    if (st && st->kind == Type::Pointer && st->elem->kind == Type::Struct) {
+      e.field_through_pointer = true;
+      st = st->elem;
+    }
+    if (!st || st->kind != Type::Struct) {
+      diag_.error(e.pos, "'." + e.name + "' needs a struct or a pointer to a struct, found " +
+                             (a.ty ? q(a.ty) : std::string("an integer constant")));
+      return set_error(e);
+    }
+    const StructInfo* s = st->st;
+    for (unsigned k = 0; k < s->fields.size(); ++k)
+      if (s->fields[k].name == e.name) {
+        e.field_index = k;
+        e.ty = s->fields[k].type;
+        return;
+      }
+    diag_.error(e.pos, "struct " + q(s->name) + " has no field " + q(e.name));
+    set_error(e);
+  }
+
+  void check_call(Expr& e, const Type* hint) {
+    Expr& callee = *e.lhs;
+    if (callee.kind != Expr::Name) {
+      check(callee, nullptr);
+      for (auto& a : e.args) check(*a, nullptr);
+      if (callee.ty && callee.ty->is_error()) return set_error(e);
+      diag_.error(e.pos, "called object is not a function");
+      return set_error(e);
+    }
+    Symbol* s = lookup_local(callee.name);
+    if (!s) {
+      auto it = m_.globals.find(callee.name);
+      if (it != m_.globals.end()) s = it->second;
+    }
+    if (!s) {
+      static const std::pair<const char*, Intrinsic> intrinsics[] = {
+          {"popc", kPopc}, {"clz", kClz}, {"ctz", kCtz}, {"bswap", kBswap}};
+      for (auto& [n, k] : intrinsics)
+        if (callee.name == n) return check_intrinsic(e, k, hint);
+      for (auto& a : e.args) check(*a, nullptr);
+      diag_.error(callee.pos, "unknown function " + q(callee.name));
+      return set_error(e);
+    }
+    callee.sym = s;
+    e.sym = s;
+    if (s->kind != Symbol::Func) {
+      for (auto& a : e.args) check(*a, nullptr);
+      diag_.error(callee.pos, q(callee.name) + " is not a function");
+      return set_error(e);
+    }
+    if (e.args.size() != s->params.size()) {
+      for (auto& a : e.args) check(*a, nullptr);
+      diag_.error(e.pos, "wrong number of arguments to " + q(s->name) + ": expected " +
+                             std::to_string(s->params.size()) + ", found " +
+                             std::to_string(e.args.size()));
+      return set_error(e);
+    }
+    bool ok = true;
+    for (size_t i = 0; i < e.args.size(); ++i) {
+      check(*e.args[i], s->params[i]);
+      if (!coerce(*e.args[i], s->params[i])) ok = false;
+    }
+    e.ty = s->type ? s->type : T().error();
+    if (!ok) e.ty = T().error();
+  }
+
+  void check_intrinsic(Expr& e, Intrinsic k, const Type* hint) {
+    static const char* const names[] = {"", "popc", "clz", "ctz", "bswap"};
+    for (auto& a : e.args) check(*a, int_hint(hint));
+    if (e.args.size() != 1) {
+      diag_.error(e.pos, std::string("wrong number of arguments to '") + names[k] +
+                             "': expected 1, found " + std::to_string(e.args.size()));
+      return set_error(e);
+    }
+    Expr& a = *e.args[0];
+    if (a.ty && a.ty->is_error()) return set_error(e);
+    if (!a.ty) {
+      if (const Type* h = int_hint(hint)) {
+        if (!coerce(a, h)) return set_error(e);
+      } else {
+        finalize(a);
+      }
+    }
+    if (!a.ty || !a.ty->is_int()) {
+      diag_.error(a.pos, std::string("'") + names[k] + "' needs an integer, found " + q(a.ty));
+      return set_error(e);
+    }
+    if (k == kBswap && a.ty->bits == 8) {
+      diag_.error(a.pos, "'bswap' needs a 16, 32 or 64-bit integer, found " + q(a.ty));
+      return set_error(e);
+    }
+    e.intrinsic = k;
+    e.ty = a.ty;
+  }
+};
+
+} // namespace
+
+bool analyze(Module& m, Diagnostics& diag, uint32_t sram_size) {
+  const unsigned before = diag.errors();
+  Sema(m, diag, sram_size).run();
+  return diag.errors() == before;
+}
+
+} // namespace lanaikit::fw
