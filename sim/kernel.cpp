@@ -55,11 +55,63 @@ Time Kernel::next_time() {
   return heap_.empty() ? -1 : heap_.front().at;
 }
 
+size_t Kernel::add_agent(Agent* agent) {
+  agents_.push_back(AgentState{agent, -1});
+  return agents_.size() - 1;
+}
+
+void Kernel::wake(size_t index, Time at) {
+  if (at < now_)
+    throw std::logic_error("agent woken in the past: at " + std::to_string(at) + " ps, now " +
+                           std::to_string(now_) + " ps");
+  agents_.at(index).resume = at;
+}
+
+void Kernel::sleep(size_t index) { agents_.at(index).resume = -1; }
+
+int Kernel::next_agent() const {
+  int best = -1;
+  for (size_t i = 0; i < agents_.size(); ++i) {
+    const Time r = agents_[i].resume;
+    if (r >= 0 && (best < 0 || r < agents_[size_t(best)].resume)) best = int(i);
+  }
+  return best;
+}
+
+void Kernel::run_agent(size_t index, Time limit) {
+  AgentState& a = agents_[index];
+  now_ = a.resume;
+  Time horizon = limit;
+  const Time next = next_time();
+  if (next >= 0 && next < horizon) horizon = next;
+  for (size_t i = 0; i < agents_.size(); ++i) {
+    const Time r = agents_[i].resume;
+    if (i != index && r >= 0 && r + lookahead_ < horizon) horizon = r + lookahead_;
+  }
+  ++agent_batches_;
+  const Time resume = a.agent->advance(horizon);
+  // The agent may have slept or woken itself (or been woken by what it did); its return
+  // value is the final word.
+  if (resume >= 0 && resume < now_)
+    throw std::logic_error("agent resumes in the past: " + std::to_string(resume) + " ps");
+  agents_[index].resume = resume;
+}
+
 uint64_t Kernel::run_until(Time limit) {
   stop_ = false;
   uint64_t ran = 0;
   while (!stop_) {
     const Time next = next_time();
+    // Agents strictly before the next event (and before the limit) go first; at equal
+    // times the event runs first.
+    const int ai = next_agent();
+    if (ai >= 0) {
+      const Time r = agents_[size_t(ai)].resume;
+      if (r < limit && (next < 0 || r < next)) {
+        run_agent(size_t(ai), limit);
+        continue;
+      }
+    }
     if (next < 0 || next > limit) {
       if (limit > now_) now_ = limit;
       break;

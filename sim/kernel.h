@@ -20,6 +20,20 @@
 
 namespace lanaikit::sim {
 
+// A component that runs ahead of the event queue in batches: a chip's CPU. Agents are not
+// events: they never enter the queue or the trace hash, so how far one runs per batch
+// cannot change anything observable (docs/sim.md, "Run-ahead agents").
+class Agent {
+public:
+  virtual ~Agent() = default;
+  // Called with Kernel::now() equal to the agent's resume time. Runs the agent while its
+  // local time is before `horizon`; everything it does that another component can see is
+  // done with now() equal to the time it happens (an agent stops and asks to be resumed at
+  // that time first). Returns the agent's new resume time (>= now), or -1 when it has
+  // nothing to do until Kernel::wake() is called for it.
+  virtual Time advance(Time horizon) = 0;
+};
+
 using EventId = uint64_t; // unique per kernel; 0 is never used
 
 class Kernel {
@@ -44,6 +58,23 @@ public:
   // Makes run()/run_until() return after the current event.
   void stop() { stop_ = true; }
 
+  // Run-ahead agents. The kernel resumes the agent with the earliest resume time (ties: the
+  // one added first) whenever that time is before the next event; events at a time run
+  // before agents at that time. The horizon it gets is the earliest of: the next event,
+  // every other agent's resume time + lookahead(), and the run_until limit. The lookahead
+  // is the shortest time in which one agent's action can reach another (the cluster sets
+  // it from the network); 0 keeps agents in lock step with each other.
+  size_t add_agent(Agent* agent);
+  // Makes agent `index` runnable at time `at` (>= now), or moves its resume time.
+  void wake(size_t index, Time at);
+  // The agent no longer runs until woken.
+  void sleep(size_t index);
+  Time resume_time(size_t index) const { return agents_.at(index).resume; }
+  void set_lookahead(Time t) { lookahead_ = t; }
+  Time lookahead() const { return lookahead_; }
+  uint64_t agent_batches() const { return agent_batches_; }
+
+  // No events pending (runnable agents do not count: a polling CPU is never idle).
   bool idle() const { return live_ == 0; }
   size_t pending() const { return live_; }
   // Time of the next pending event, or -1 if none.
@@ -86,6 +117,17 @@ private:
   uint64_t events_run_ = 0;
   uint64_t hash_ = 0xcbf29ce484222325ull;
   bool stop_ = false;
+
+  struct AgentState {
+    Agent* agent;
+    Time resume = -1; // -1: asleep
+  };
+  // The runnable agent with the earliest resume time (ties: lowest index), or -1.
+  int next_agent() const;
+  void run_agent(size_t index, Time limit);
+  std::vector<AgentState> agents_;
+  Time lookahead_ = 0;
+  uint64_t agent_batches_ = 0;
 };
 
 } // namespace lanaikit::sim
