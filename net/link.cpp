@@ -94,26 +94,18 @@ void Link::enqueue(TxItem item) {
   try_transmit();
 }
 
-// Decides the packet's faults (in a fixed order, so a seed means one outcome) and its CRC,
-// which is taken over the bytes before any corruption, as the sending hardware computes it.
+// Decides the packet's faults (in a fixed order, so a seed means one outcome). The CRC is
+// taken over the bytes before any corruption, as the sending hardware computes it; for a
+// packet whose bytes are all there that happens now, for one still being streamed (a NIC's
+// send DMA can start a packet before it knows its end) when its tail is sent.
 void Link::start_packet(TxItem& it) {
   const FaultPlan& f = config_.faults;
   const uint64_t n = packet_number_++;
   it.started = true;
   it.drop = f.drop_packets.count(n) || draw(f.drop_probability);
-  const bool corrupt = f.corrupt_packets.count(n) || draw(f.corrupt_probability);
+  it.corrupt = f.corrupt_packets.count(n) || draw(f.corrupt_probability);
   const bool delay = f.delay_packets.count(n) || draw(f.delay_probability);
-  it.crc = crc8(it.packet->bytes);
-  if (corrupt) {
-    ++counters_.corrupted;
-    if (it.packet->bytes.empty()) {
-      it.crc ^= 1;
-    } else {
-      auto copy = std::make_shared<Packet>(*it.packet);
-      copy->bytes.back() ^= 1;
-      it.packet = std::move(copy);
-    }
-  }
+  if (it.complete) seal_packet(it);
   if (it.drop) ++counters_.drops;
   if (delay && f.extra_delay_ps > 0) {
     ++counters_.delayed;
@@ -121,6 +113,25 @@ void Link::start_packet(TxItem& it) {
     period_start_ = std::max(kernel_.now(), busy_until_) + f.extra_delay_ps;
     period_bytes_ = 0;
     busy_until_ = period_start_;
+  }
+}
+
+// CRC and corruption, once the packet's bytes are final. A complete packet is corrupted in
+// a copy (the sender may keep the original); a streamed one belongs to its sender's DMA
+// engine, and chunks already on the wire point at it, so its last byte is flipped in place.
+void Link::seal_packet(TxItem& it) {
+  it.sealed = true;
+  it.crc = crc8(it.packet->bytes);
+  if (!it.corrupt) return;
+  ++counters_.corrupted;
+  if (it.packet->bytes.empty()) {
+    it.crc ^= 1;
+  } else if (it.started && it.sent > 0) {
+    it.packet->bytes.back() ^= 1;
+  } else {
+    auto copy = std::make_shared<Packet>(*it.packet);
+    copy->bytes.back() ^= 1;
+    it.packet = std::move(copy);
   }
 }
 
@@ -135,6 +146,7 @@ void Link::try_transmit() {
   const uint32_t data = std::min(it.ready - it.sent, config_.chunk_bytes);
   const bool tail = it.complete && it.sent + data == size;
   if (data == 0 && !tail) return; // waiting for streamed bytes
+  if (tail && !it.sealed) seal_packet(it);
   const uint32_t wire = data + (tail ? 1 : 0);
 
   const sim::Time now = kernel_.now();

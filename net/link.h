@@ -109,6 +109,8 @@ private:
     bool streamed = false; // counts against the tx FIFO
     bool started = false;  // faults decided, head sent
     bool drop = false;
+    bool corrupt = false;
+    bool sealed = false;   // CRC computed (and corruption applied)
     uint8_t crc = 0;
   };
   struct RxItem {
@@ -121,6 +123,7 @@ private:
   void enqueue(TxItem item);
   void try_transmit();
   void start_packet(TxItem& item);
+  void seal_packet(TxItem& item);
   void chunk_sent(uint32_t streamed_bytes);
   void chunk_arrived(RxItem item, uint32_t wire_bytes, bool check_crc, uint8_t wire_crc);
   void schedule_delivery();

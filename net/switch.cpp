@@ -89,6 +89,12 @@ uint32_t Switch::accept(Input& in, const Chunk& c) {
   const uint32_t n = std::min(c.length - skip, out.tx_space());
   const uint32_t taken = skip + n;
   const bool last = c.tail && taken == c.length;
+  // The bytes are copied as they pass: the sender may still be producing the packet (a
+  // NIC's send DMA streams it), so its end is not known when the head goes through.
+  if (n > 0) {
+    const auto first = c.packet->bytes.begin() + c.offset + skip;
+    in.out_packet->bytes.insert(in.out_packet->bytes.end(), first, first + n);
+  }
   // The tail carries upstream status (a CRC error seen on an earlier hop) onward.
   if (n > 0 || last) out.stream_append(n, last, last ? in.in_packet->status : 0);
   if (last) {
@@ -145,7 +151,6 @@ void Switch::arbitrate(uint32_t out) {
   in.state = State::Forwarding;
   in.out_packet = std::make_shared<Packet>();
   in.out_packet->id = in.in_packet->id;
-  in.out_packet->bytes.assign(in.in_packet->bytes.begin() + 1, in.in_packet->bytes.end());
   ++counters_.packets_routed;
   ++counters_.routed_by_port[out];
   kernel_.trace(uint64_t(winner) << 32 | out);
