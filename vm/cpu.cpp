@@ -124,6 +124,7 @@ Cpu::StepStatus Cpu::load(uint32_t addr, Width width, bool zero_ext, uint32_t& v
     return set_fault(FaultKind::MmioError, addr, "load from unmapped register");
   case MmioStatus::BadWidth:
     return set_fault(FaultKind::MmioError, addr, "register does not support this load width");
+  case MmioStatus::Error: return set_fault(FaultKind::MmioError, addr, mmio_.error_detail());
   }
   if (width == Width::Half) raw = zero_ext ? (raw & 0xFFFF) : uint32_t(int32_t(int16_t(raw)));
   if (width == Width::Byte) raw = zero_ext ? (raw & 0xFF) : uint32_t(int32_t(int8_t(raw)));
@@ -154,6 +155,7 @@ Cpu::StepStatus Cpu::store(uint32_t addr, Width width, uint32_t value) {
     return set_fault(FaultKind::MmioError, addr, "store to unmapped register");
   case MmioStatus::BadWidth:
     return set_fault(FaultKind::MmioError, addr, "register does not support this store width");
+  case MmioStatus::Error: return set_fault(FaultKind::MmioError, addr, mmio_.error_detail());
   }
   return StepStatus::Ok;
 }

@@ -20,6 +20,8 @@ enum class MmioStatus : uint8_t {
   Yield,    // not done: the CPU stops before this instruction and retries it when resumed
   Unmapped, // no register here: a bus-error fault
   BadWidth, // the register exists but not for this access width: a fault
+  Error,    // the access is not allowed now (e.g. a DMA started while busy): a fault whose
+            // detail is the device's error_detail()
 };
 
 class MmioDevice {
@@ -27,6 +29,8 @@ public:
   virtual ~MmioDevice() = default;
   virtual MmioStatus read(uint32_t addr, isa::Width width, uint32_t& value) = 0;
   virtual MmioStatus write(uint32_t addr, isa::Width width, uint32_t value) = 0;
+  // Why the last access returned MmioStatus::Error (one line, for the fault report).
+  virtual std::string error_detail() const { return "device error"; }
 };
 
 // The bare-program ABI page (docs/abi.md):
@@ -45,6 +49,9 @@ public:
 
   MmioStatus read(uint32_t addr, isa::Width width, uint32_t& value) override;
   MmioStatus write(uint32_t addr, isa::Width width, uint32_t value) override;
+  std::string error_detail() const override {
+    return next_ ? next_->error_detail() : MmioDevice::error_detail();
+  }
 
   // Send PUTC bytes straight to `out` (e.g. stdout) instead of collecting them.
   void echo_to(std::FILE* out) { echo_ = out; }

@@ -1,0 +1,567 @@
+#include "vm/chip.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <stdexcept>
+
+namespace lanaikit::vm {
+
+namespace {
+
+std::string hex(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+const char* reg_name(uint32_t offset) {
+  switch (offset) {
+  case regs::ISR: return "ISR";
+  case regs::EIMR: return "EIMR";
+  case regs::IT0: return "IT0";
+  case regs::RTC: return "RTC";
+  case regs::LAR: return "LAR";
+  case regs::EAR: return "EAR";
+  case regs::CTR: return "CTR";
+  case regs::DMA_DIR: return "DMA_DIR";
+  case regs::RMP: return "RMP";
+  case regs::RML: return "RML";
+  case regs::SMP: return "SMP";
+  case regs::SML: return "SML";
+  case regs::SMLT: return "SMLT";
+  case regs::HOST_SIG: return "HOST_SIG";
+  case regs::SIG: return "SIG";
+  case regs::RECV_STATUS: return "RECV_STATUS";
+  case regs::LINK_STATUS: return "LINK_STATUS";
+  case regs::CRC_ERRORS: return "CRC_ERRORS";
+  default: return nullptr;
+  }
+}
+
+bool read_only(uint32_t offset) {
+  return offset == regs::HOST_SIG || offset == regs::RECV_STATUS ||
+         offset == regs::LINK_STATUS || offset == regs::CRC_ERRORS;
+}
+
+bool write_only(uint32_t offset) {
+  return offset == regs::SML || offset == regs::SMLT || offset == regs::SIG;
+}
+
+// Kernel tags of the chip's events (for the trace hash).
+constexpr uint32_t kTagTimer = 0x43480001;
+constexpr uint32_t kTagHostDma = 0x43480002;
+
+} // namespace
+
+const char* chip_event_name(ChipEvent e) {
+  switch (e) {
+  case ChipEvent::Doorbell: return "doorbell";
+  case ChipEvent::SendStart: return "send-start";
+  case ChipEvent::SendDone: return "send-done";
+  case ChipEvent::RecvHead: return "recv-head";
+  case ChipEvent::RecvTail: return "recv-tail";
+  case ChipEvent::HostDmaStart: return "host-dma-start";
+  case ChipEvent::HostDmaDone: return "host-dma-done";
+  }
+  return "?";
+}
+
+Chip::Chip(sim::Kernel& kernel, ChipParams params, std::string name)
+    : kernel_(kernel), params_(params), name_(std::move(name)), clock_(params.clock_hz),
+      sram_(params.sram_bytes), io_(params.sram_bytes, this), cpu_(sram_, io_, params.costs) {
+  if (params_.rtc_tick_ps <= 0) throw std::invalid_argument(name_ + ": rtc_tick_ps must be > 0");
+  const CostModel& c = params_.costs;
+  max_insn_cycles_ = c.base_cycles + c.load_use_cycles + c.mmio_cycles;
+  if (max_insn_cycles_ == 0) max_insn_cycles_ = 1;
+  agent_ = kernel_.add_agent(this);
+}
+
+Chip::~Chip() {
+  if (tx_) tx_->set_on_tx_space(nullptr);
+  if (rx_) rx_->set_sink(nullptr);
+  kernel_.sleep(agent_);
+}
+
+void Chip::attach_links(net::Link* tx, net::Link* rx) {
+  if (tx_) tx_->set_on_tx_space(nullptr);
+  if (rx_) rx_->set_sink(nullptr);
+  tx_ = tx;
+  rx_ = rx;
+  if (tx_) tx_->set_on_tx_space([this] {
+      if (send_busy_) pump_send();
+    });
+  if (rx_) rx_->set_sink(this);
+}
+
+// ---- driver controls --------------------------------------------------------------------
+
+void Chip::reset(uint32_t entry) {
+  ++generation_;
+  kernel_.sleep(agent_);
+  started_ = false;
+  exact_ok_ = false;
+  cpu_.reset(entry);
+  cpu_.invalidate(0, sram_.size());
+  isr_ = 0;
+  eimr_ = 0;
+  rtc_origin_ = kernel_.now();
+  rtc_base_ = 0;
+  if (timer_event_) kernel_.cancel(timer_event_);
+  timer_event_ = 0;
+  timer_expiry_ = -1;
+  lar_ = ear_ = ctr_ = dma_dir_ = 0;
+  host_dma_busy_ = false;
+  rmp_ = rml_ = 0;
+  rx_armed_ = false;
+  rx_head_seen_ = false;
+  smp_ = send_limit_ = 0;
+  send_busy_ = false;
+  send_tail_ = false;
+  end_open_packet();
+  host_sig_ = 0;
+  recv_status_ = 0;
+  update_irq();
+}
+
+void Chip::start() {
+  if (!powered_) throw std::logic_error(name_ + ": start() while powered off");
+  started_ = true;
+  const uint64_t first = clock_.next_cycle(kernel_.now());
+  cycle_origin_ = first - cpu_.cycles();
+  kernel_.wake(agent_, clock_.time_of(first));
+}
+
+bool Chip::running() const {
+  return started_ && powered_ && !cpu_.halted() && !cpu_.fault().has_value();
+}
+
+void Chip::set_powered(bool on) {
+  if (on == powered_) return;
+  powered_ = on;
+  if (!on) {
+    ++generation_; // engines' pending completions are lost with the power
+    started_ = false;
+    kernel_.sleep(agent_);
+    host_dma_busy_ = false;
+    send_busy_ = false;
+    end_open_packet();
+    rx_armed_ = false;
+    if (timer_event_) kernel_.cancel(timer_event_);
+    timer_event_ = 0;
+    irq_level_ = false;
+    if (host_) host_->interrupt(false);
+  }
+}
+
+// A packet cut off (reset, power loss) is ended with what it had and marked truncated, so
+// the link is not left waiting for its tail.
+void Chip::end_open_packet() {
+  if (send_packet_ && tx_) tx_->stream_end(net::kTruncated);
+  send_packet_.reset();
+}
+
+void Chip::stop_cpu() {
+  started_ = false;
+  if (on_stop_) on_stop_(*this);
+}
+
+// ---- the CPU as a run-ahead agent -------------------------------------------------------
+
+sim::Time Chip::advance(sim::Time horizon) {
+  if (!running()) return -1;
+  if (exact_pending_) {
+    // The access that yielded, now at its exact time: perform it and end the batch, so
+    // whatever it scheduled bounds the next one.
+    exact_pending_ = false;
+    exact_ok_ = true;
+    const RunResult r = cpu_.run(1);
+    exact_ok_ = false;
+    if (r.reason == StopReason::Halted || r.reason == StopReason::Fault) {
+      stop_cpu();
+      return -1;
+    }
+    return local_time();
+  }
+  // Instructions start while their first cycle begins before the horizon. Each call runs
+  // as many as surely fit even if every one costs the most cycles an instruction can.
+  const uint64_t end = clock_.next_cycle(horizon);
+  for (;;) {
+    const uint64_t c = cycle_origin_ + cpu_.cycles();
+    if (c >= end) return clock_.time_of(c);
+    uint64_t n = std::max<uint64_t>(1, (end - c) / max_insn_cycles_);
+    if (max_batch_) n = std::min(n, max_batch_);
+    const RunResult r = cpu_.run(n);
+    switch (r.reason) {
+    case StopReason::Limit: break;
+    case StopReason::Yield:
+      exact_pending_ = true;
+      ++counters_.exact_accesses;
+      return local_time();
+    case StopReason::Halted:
+    case StopReason::Fault: stop_cpu(); return -1;
+    }
+    if (max_batch_) return local_time();
+  }
+}
+
+// ---- registers --------------------------------------------------------------------------
+
+// Accesses whose effect another component sees, or whose value depends on the exact time,
+// run with the kernel at the instruction's time. Everything else only changes at events,
+// which a batch never crosses.
+bool Chip::needs_exact_time(uint32_t offset, bool is_write) const {
+  switch (offset) {
+  case regs::RTC:
+  case regs::IT0: return true;
+  case regs::ISR:
+  case regs::EIMR:
+  case regs::CTR:
+  case regs::RML:
+  case regs::SML:
+  case regs::SMLT:
+  case regs::SIG: return is_write;
+  default: return false;
+  }
+}
+
+uint32_t Chip::isr() const {
+  uint32_t v = isr_;
+  if (!host_dma_busy_) v |= regs::DMA_INT_BIT;
+  if (!send_busy_) v |= regs::SEND_INT_BIT;
+  return v;
+}
+
+uint32_t Chip::rtc_now() const {
+  return rtc_base_ + uint32_t((kernel_.now() - rtc_origin_) / params_.rtc_tick_ps);
+}
+
+uint32_t Chip::peek(uint32_t offset) const {
+  switch (offset) {
+  case regs::ISR: return isr();
+  case regs::EIMR: return eimr_;
+  case regs::IT0:
+    if (timer_expiry_ < 0 || timer_expiry_ <= kernel_.now()) return 0;
+    return uint32_t((timer_expiry_ - kernel_.now() + params_.rtc_tick_ps - 1) / params_.rtc_tick_ps);
+  case regs::RTC: return rtc_now();
+  case regs::LAR: return lar_;
+  case regs::EAR: return ear_;
+  case regs::CTR: return ctr_;
+  case regs::DMA_DIR: return dma_dir_;
+  case regs::RMP: return rmp_;
+  case regs::RML: return rml_;
+  case regs::SMP: return smp_;
+  case regs::HOST_SIG: return host_sig_;
+  case regs::RECV_STATUS: return recv_status_;
+  case regs::LINK_STATUS: {
+    uint32_t v = 0;
+    if (powered_ && tx_ && rx_) v |= regs::kLinkUp;
+    if (tx_ && tx_->stopped()) v |= regs::kLinkStopped;
+    return v;
+  }
+  case regs::CRC_ERRORS: return uint32_t(counters_.crc_errors);
+  default: return 0;
+  }
+}
+
+MmioStatus Chip::fail(std::string detail) {
+  error_ = std::move(detail);
+  return MmioStatus::Error;
+}
+
+MmioStatus Chip::read(uint32_t addr, isa::Width width, uint32_t& value) {
+  if (addr < regs::kBase) return MmioStatus::Unmapped;
+  const uint32_t off = addr - regs::kBase;
+  if (!reg_name(off)) return MmioStatus::Unmapped;
+  if (width != isa::Width::Word) return MmioStatus::BadWidth;
+  if (needs_exact_time(off, false) && !exact_ok_) return MmioStatus::Yield;
+  return reg_read(off, value);
+}
+
+MmioStatus Chip::write(uint32_t addr, isa::Width width, uint32_t value) {
+  if (addr < regs::kBase) return MmioStatus::Unmapped;
+  const uint32_t off = addr - regs::kBase;
+  if (!reg_name(off)) return MmioStatus::Unmapped;
+  if (width != isa::Width::Word) return MmioStatus::BadWidth;
+  if (needs_exact_time(off, true) && !exact_ok_) return MmioStatus::Yield;
+  return reg_write(off, value, false);
+}
+
+MmioStatus Chip::reg_read(uint32_t offset, uint32_t& value) {
+  if (write_only(offset))
+    return fail(std::string(reg_name(offset)) + " is write-only");
+  value = peek(offset);
+  return MmioStatus::Ok;
+}
+
+MmioStatus Chip::reg_write(uint32_t offset, uint32_t value, bool from_host) {
+  if (read_only(offset) && !(from_host && offset == regs::HOST_SIG))
+    return fail(std::string(reg_name(offset)) + " is read-only");
+  switch (offset) {
+  case regs::ISR:
+    isr_ &= ~(value & ~regs::kLevelBits);
+    update_irq();
+    return MmioStatus::Ok;
+  case regs::EIMR:
+    eimr_ = value;
+    update_irq();
+    return MmioStatus::Ok;
+  case regs::IT0: {
+    if (timer_event_) kernel_.cancel(timer_event_);
+    timer_event_ = 0;
+    timer_expiry_ = -1;
+    if (value == 0) return MmioStatus::Ok;
+    timer_expiry_ = kernel_.now() + sim::Time(value) * params_.rtc_tick_ps;
+    const uint32_t gen = generation_;
+    timer_event_ = kernel_.schedule_at(
+        timer_expiry_,
+        [this, gen] {
+          if (gen != generation_) return;
+          timer_event_ = 0;
+          set_isr(regs::TIME0_INT_BIT);
+        },
+        kTagTimer);
+    return MmioStatus::Ok;
+  }
+  case regs::RTC:
+    rtc_base_ = value;
+    rtc_origin_ = kernel_.now();
+    return MmioStatus::Ok;
+  case regs::LAR: lar_ = value; return MmioStatus::Ok;
+  case regs::EAR: ear_ = value; return MmioStatus::Ok;
+  case regs::DMA_DIR:
+    if (value != regs::kDmaL2E && value != regs::kDmaE2L)
+      return fail("DMA_DIR must be 0 (SRAM to host) or 1 (host to SRAM), got " + hex(value));
+    dma_dir_ = value;
+    return MmioStatus::Ok;
+  case regs::CTR:
+    if (host_dma_busy_)
+      return fail("host DMA started while the previous one is running (wait for DMA_INT_BIT)");
+    start_host_dma(value);
+    return error_.empty() ? MmioStatus::Ok : MmioStatus::Error;
+  case regs::RMP: rmp_ = value; return MmioStatus::Ok;
+  case regs::RML:
+    rml_ = value;
+    arm_receive();
+    return MmioStatus::Ok;
+  case regs::SMP:
+    if (send_busy_) return fail("SMP written while the send DMA is running (wait for SEND_INT_BIT)");
+    smp_ = value;
+    return MmioStatus::Ok;
+  case regs::SML: return start_send(value, false);
+  case regs::SMLT: return start_send(value, true);
+  case regs::HOST_SIG:
+    host_sig_ = value;
+    ++counters_.doorbells;
+    set_isr(regs::HOST_SIG_BIT);
+    emit(ChipEvent::Doorbell, 0);
+    return MmioStatus::Ok;
+  case regs::SIG:
+    set_isr(value & regs::kLanSigBits);
+    return MmioStatus::Ok;
+  default: return MmioStatus::Unmapped;
+  }
+}
+
+void Chip::set_isr(uint32_t bits) {
+  isr_ |= bits & ~regs::kLevelBits;
+  update_irq();
+}
+
+void Chip::update_irq() {
+  const bool level = powered_ && (isr() & eimr_) != 0;
+  if (level == irq_level_) return;
+  irq_level_ = level;
+  if (host_) host_->interrupt(level);
+}
+
+// ---- host DMA ---------------------------------------------------------------------------
+
+void Chip::start_host_dma(uint32_t count) {
+  error_.clear();
+  if (count == 0) return;
+  const bool to_host = dma_dir_ == regs::kDmaL2E;
+  if (!host_) {
+    error_ = "host DMA with no host attached";
+    return;
+  }
+  if (!sram_.contains(lar_, count)) {
+    error_ = "host DMA of " + std::to_string(count) + " bytes at LAR " + hex(lar_) +
+             " runs past the end of SRAM (" + hex(sram_.size()) + ")";
+    return;
+  }
+  if (!host_->host_range_ok(ear_, count)) {
+    error_ = "host DMA of " + std::to_string(count) + " bytes at EAR " + hex(ear_) +
+             " is outside host memory";
+    return;
+  }
+  host_dma_busy_ = true;
+  ctr_ = count;
+  update_irq();
+  emit(ChipEvent::HostDmaStart, count);
+  const uint32_t gen = generation_, lar = lar_, ear = ear_;
+  const sim::Time start = kernel_.now();
+  host_->dma(to_host, count, [this, gen, to_host, lar, ear, count, start] {
+    if (gen == generation_) host_dma_done(to_host, lar, ear, count, start);
+  });
+}
+
+void Chip::host_dma_done(bool to_host, uint32_t lar, uint64_t ear, uint32_t count,
+                         sim::Time start) {
+  if (to_host) {
+    host_->host_write(ear, std::span<const uint8_t>(sram_.data() + lar, count));
+    counters_.host_dma_bytes_to_host += count;
+  } else {
+    host_->host_read(ear, std::span<uint8_t>(sram_.data() + lar, count));
+    cpu_.invalidate(lar, count);
+    counters_.host_dma_bytes_from_host += count;
+  }
+  ++counters_.host_dmas;
+  counters_.host_dma_busy_ps += kernel_.now() - start;
+  kernel_.trace(kTagHostDma ^ count);
+  host_dma_busy_ = false;
+  ctr_ = 0;
+  update_irq();
+  emit(ChipEvent::HostDmaDone, count);
+}
+
+// ---- send DMA ---------------------------------------------------------------------------
+
+MmioStatus Chip::start_send(uint32_t limit, bool tail) {
+  if (send_busy_)
+    return fail("send DMA started while the previous one is running (wait for SEND_INT_BIT)");
+  if (limit < smp_)
+    return fail(std::string(tail ? "SMLT" : "SML") + " " + hex(limit) + " is below SMP " + hex(smp_));
+  if (!sram_.contains(smp_, limit - smp_))
+    return fail("send DMA [" + hex(smp_) + ", " + hex(limit) + ") runs past the end of SRAM");
+  if (!tx_) return fail("send DMA with no link attached");
+  if (!send_packet_) {
+    send_packet_ = std::make_shared<net::Packet>();
+    send_packet_->id = next_packet_id_++;
+    tx_->stream_begin(send_packet_);
+  }
+  send_limit_ = limit;
+  send_tail_ = tail;
+  send_busy_ = true;
+  update_irq();
+  emit(ChipEvent::SendStart, limit - smp_);
+  pump_send();
+  return MmioStatus::Ok;
+}
+
+// Moves what the link's transmit FIFO can take; the engine is idle once the last byte is
+// in the FIFO (the link then sends it at its own rate).
+void Chip::pump_send() {
+  while (smp_ < send_limit_) {
+    const uint32_t space = tx_->tx_space();
+    if (space == 0) return; // on_tx_space calls us again
+    const uint32_t n = std::min(space, send_limit_ - smp_);
+    auto& bytes = send_packet_->bytes;
+    bytes.insert(bytes.end(), sram_.data() + smp_, sram_.data() + smp_ + n);
+    smp_ += n;
+    counters_.bytes_sent += n;
+    const bool last = send_tail_ && smp_ == send_limit_;
+    tx_->stream_append(n, last);
+    if (last) {
+      send_packet_.reset();
+      ++counters_.packets_sent;
+    }
+  }
+  if (send_tail_ && send_packet_) { // an empty last piece
+    tx_->stream_end();
+    send_packet_.reset();
+    ++counters_.packets_sent;
+  }
+  send_busy_ = false;
+  update_irq();
+  emit(ChipEvent::SendDone, 0);
+}
+
+// ---- receive DMA ------------------------------------------------------------------------
+
+void Chip::arm_receive() {
+  rx_armed_ = true;
+  isr_ &= ~(regs::RECV_INT_BIT | regs::BUFF_INT_BIT);
+  update_irq();
+  if (rx_stalled_ && rx_) {
+    rx_stalled_ = false;
+    rx_->sink_ready();
+  }
+}
+
+uint32_t Chip::accept(const net::Chunk& chunk) {
+  if (!powered_) return chunk.length; // a dead node's receiver eats nothing useful
+  if (chunk.head() && !rx_head_seen_) {
+    rx_head_seen_ = true;
+    set_isr(regs::HEAD_INT_BIT);
+    emit(ChipEvent::RecvHead, chunk.length);
+  }
+  if (!rx_armed_) {
+    ++counters_.receive_stalls;
+    rx_stalled_ = true;
+    return 0;
+  }
+  const uint32_t room = rml_ > rmp_ ? rml_ - rmp_ : 0;
+  uint32_t take = std::min(chunk.length, room);
+  if (take > 0 && !sram_.contains(rmp_, take)) take = rmp_ < sram_.size() ? sram_.size() - rmp_ : 0;
+  if (take > 0) {
+    std::copy_n(chunk.packet->bytes.data() + chunk.offset, take, sram_.data() + rmp_);
+    cpu_.invalidate(rmp_, take);
+    rmp_ += take;
+    counters_.bytes_received += take;
+  }
+  if (take < chunk.length) {
+    ++counters_.receive_stalls;
+    rx_stalled_ = true;
+    set_isr(regs::BUFF_INT_BIT);
+    return take;
+  }
+  if (chunk.tail) {
+    rx_armed_ = false;
+    rx_head_seen_ = false;
+    recv_status_ = chunk.packet->status & (net::kCrcError | net::kTruncated);
+    ++counters_.packets_received;
+    uint32_t bits = regs::RECV_INT_BIT;
+    if (chunk.packet->status & net::kCrcError) {
+      ++counters_.crc_errors;
+      bits |= regs::CRC_INT_BIT;
+    }
+    set_isr(bits);
+    emit(ChipEvent::RecvTail, uint32_t(chunk.packet->bytes.size()));
+  }
+  return take;
+}
+
+// ---- the host's view --------------------------------------------------------------------
+
+void Chip::host_write_sram(uint32_t offset, std::span<const uint8_t> bytes) {
+  if (!sram_.contains(offset, uint32_t(bytes.size())))
+    throw std::out_of_range(name_ + ": host PIO write of " + std::to_string(bytes.size()) +
+                            " bytes at SRAM " + hex(offset) + " is outside SRAM");
+  std::copy(bytes.begin(), bytes.end(), sram_.data() + offset);
+  cpu_.invalidate(offset, uint32_t(bytes.size()));
+}
+
+void Chip::host_read_sram(uint32_t offset, std::span<uint8_t> bytes) const {
+  if (!sram_.contains(offset, uint32_t(bytes.size())))
+    throw std::out_of_range(name_ + ": host PIO read of " + std::to_string(bytes.size()) +
+                            " bytes at SRAM " + hex(offset) + " is outside SRAM");
+  std::copy_n(sram_.data() + offset, bytes.size(), bytes.begin());
+}
+
+void Chip::host_write_reg(uint32_t offset, uint32_t value) {
+  if (!reg_name(offset)) throw std::out_of_range(name_ + ": host write to no register at " + hex(offset));
+  // The host may ring the doorbell, acknowledge interrupts and set the mask; engine
+  // registers belong to the firmware.
+  if (offset != regs::HOST_SIG && offset != regs::ISR && offset != regs::EIMR)
+    throw std::invalid_argument(name_ + ": the host may write HOST_SIG, ISR and EIMR, not " +
+                                reg_name(offset));
+  reg_write(offset, value, true);
+}
+
+uint32_t Chip::host_read_reg(uint32_t offset) {
+  if (!reg_name(offset) || write_only(offset))
+    throw std::out_of_range(name_ + ": host read of no readable register at " + hex(offset));
+  return peek(offset);
+}
+
+} // namespace lanaikit::vm

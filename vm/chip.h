@@ -1,0 +1,205 @@
+// The LANai-style chip: the CPU (vm/cpu.h), its SRAM, the memory-mapped registers
+// (vm/chip_regs.h) and three DMA engines (host, send, receive), as timed models on the
+// simulation kernel. docs/chip.md is the manual; this header is the C++ surface.
+//
+// Time. The CPU is a run-ahead agent (sim/kernel.h): it executes batches of instructions
+// without events, up to the horizon the kernel gives it (the next event, another chip's
+// time plus the network lookahead). It only stops early where it must: at an access to a
+// register whose effect others see or whose value depends on the exact time (starting a
+// DMA, arming receive, the ISR and mask that drive the host interrupt, the timers). There
+// it yields, is resumed at exactly the time of that instruction, performs the access
+// and ends the batch. Everything else a register read returns only changes at events,
+// which the CPU never runs past, so batching cannot change any result.
+#pragma once
+
+#include "net/link.h"
+#include "net/packet.h"
+#include "sim/kernel.h"
+#include "sim/time.h"
+#include "vm/chip_regs.h"
+#include "vm/cpu.h"
+#include "vm/host_port.h"
+#include "vm/mmio.h"
+#include "vm/sram.h"
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+
+namespace lanaikit::vm {
+
+struct ChipParams {
+  uint64_t clock_hz = 33'000'000;
+  uint32_t sram_bytes = 256 * 1024;
+  CostModel costs;
+  // RTC and IT0 tick. lanaikit's default, not from a paper.
+  sim::Time rtc_tick_ps = 500 * sim::kNanosecond;
+};
+
+struct ChipCounters {
+  uint64_t host_dmas = 0, host_dma_bytes_to_host = 0, host_dma_bytes_from_host = 0;
+  sim::Time host_dma_busy_ps = 0;  // summed durations of finished host DMAs
+  uint64_t packets_sent = 0, bytes_sent = 0;
+  uint64_t packets_received = 0, bytes_received = 0;
+  uint64_t crc_errors = 0;
+  uint64_t receive_stalls = 0;     // chunks offered while receive was not armed or full
+  uint64_t doorbells = 0;
+  uint64_t exact_accesses = 0;     // register accesses that ended a batch
+};
+
+// Things the chip's engines did, with the time and the CPU's instruction count then: the
+// raw material of latency breakdowns and per-packet instruction counts. Reported only to
+// an on_event callback, so they cost nothing when nobody listens.
+enum class ChipEvent : uint8_t {
+  Doorbell,     // the host wrote HOST_SIG
+  SendStart,    // the firmware wrote SML/SMLT
+  SendDone,     // the send engine handed its last byte to the link
+  RecvHead,     // the first bytes of a packet reached the receive engine
+  RecvTail,     // a packet's tail was received (RECV_INT)
+  HostDmaStart, // the firmware wrote CTR
+  HostDmaDone,  // the host DMA finished
+};
+const char* chip_event_name(ChipEvent e);
+
+struct ChipEventRecord {
+  ChipEvent kind;
+  sim::Time time;
+  uint64_t instructions; // the CPU's count at that moment
+  uint32_t bytes;        // bytes of the transfer or packet (0 if none)
+};
+
+class Chip final : public MmioDevice, public net::PacketSink, private sim::Agent {
+public:
+  Chip(sim::Kernel& kernel, ChipParams params, std::string name = "chip");
+  ~Chip() override;
+  Chip(const Chip&) = delete;
+  Chip& operator=(const Chip&) = delete;
+
+  const std::string& name() const { return name_; }
+  const ChipParams& params() const { return params_; }
+  const sim::ClockDomain& clock() const { return clock_; }
+  Sram& sram() { return sram_; }
+  Cpu& cpu() { return cpu_; }
+  BareIo& bare_io() { return io_; }
+  const ChipCounters& counters() const { return counters_; }
+
+  // Wiring (before the run): the host bus, the link the send engine feeds, the link the
+  // receive engine drains (the chip becomes its sink).
+  void attach_host(HostPort* port) { host_ = port; }
+  void attach_links(net::Link* tx, net::Link* rx);
+
+  // The driver's controls. reset() stops the CPU and sets pc = entry; start() lets it run
+  // from the next clock edge. Registers and engines are reset too; SRAM is kept.
+  void reset(uint32_t entry);
+  void start();
+  bool running() const;
+  // Powering off stops everything; the link is reported down (the node marks its switch
+  // port down).
+  void set_powered(bool on);
+  bool powered() const { return powered_; }
+
+  // Time of the next instruction the CPU would start (its local clock).
+  sim::Time local_time() const { return clock_.time_of(cycle_origin_ + cpu_.cycles()); }
+
+  // At most this many instructions per batch (0 = no limit). 1 is the reference the
+  // batching tests compare against.
+  void set_max_batch(uint64_t n) { max_batch_ = n; }
+
+  // Called when the CPU faults or halts (after it stopped). The fault report is
+  // cpu().fault_report().
+  void on_stop(std::function<void(Chip&)> fn) { on_stop_ = std::move(fn); }
+  void on_event(std::function<void(const ChipEventRecord&)> fn) { on_event_ = std::move(fn); }
+
+  // The host's view (PIO through the PCI window; the node times it). Offsets into SRAM,
+  // register offsets as in chip_regs.h.
+  void host_write_sram(uint32_t offset, std::span<const uint8_t> bytes);
+  void host_read_sram(uint32_t offset, std::span<uint8_t> bytes) const;
+  void host_write_reg(uint32_t offset, uint32_t value);
+  uint32_t host_read_reg(uint32_t offset);
+  bool interrupt_asserted() const { return irq_level_; }
+
+  // MmioDevice (the CPU's view).
+  MmioStatus read(uint32_t addr, isa::Width width, uint32_t& value) override;
+  MmioStatus write(uint32_t addr, isa::Width width, uint32_t value) override;
+  std::string error_detail() const override { return error_; }
+
+  // net::PacketSink (the receive engine).
+  uint32_t accept(const net::Chunk& chunk) override;
+
+  // Register values as the CPU would read them now (tests, debugger).
+  uint32_t isr() const;
+  uint32_t peek(uint32_t offset) const;
+
+private:
+  sim::Time advance(sim::Time horizon) override;
+  // Register semantics shared by the CPU and the host.
+  bool needs_exact_time(uint32_t offset, bool is_write) const;
+  MmioStatus reg_read(uint32_t offset, uint32_t& value);
+  MmioStatus reg_write(uint32_t offset, uint32_t value, bool from_host);
+  MmioStatus fail(std::string detail);
+  void update_irq();
+  void set_isr(uint32_t bits);
+  uint32_t rtc_now() const;
+  void start_host_dma(uint32_t count);
+  void host_dma_done(bool to_host, uint32_t lar, uint64_t ear, uint32_t count, sim::Time start);
+  MmioStatus start_send(uint32_t limit, bool tail);
+  void pump_send();
+  void end_open_packet();
+  void arm_receive();
+  void stop_cpu();
+
+  sim::Kernel& kernel_;
+  ChipParams params_;
+  std::string name_;
+  sim::ClockDomain clock_;
+  Sram sram_;
+  BareIo io_;
+  Cpu cpu_;
+  size_t agent_ = 0;
+  HostPort* host_ = nullptr;
+  net::Link* tx_ = nullptr;
+  net::Link* rx_ = nullptr;
+  ChipCounters counters_;
+  std::function<void(Chip&)> on_stop_;
+  std::function<void(const ChipEventRecord&)> on_event_;
+  void emit(ChipEvent kind, uint32_t bytes) {
+    if (on_event_) on_event_(ChipEventRecord{kind, kernel_.now(), cpu_.instructions(), bytes});
+  }
+  std::string error_;
+
+  // CPU clock: the absolute cycle at which cpu_.cycles() was 0.
+  uint64_t cycle_origin_ = 0;
+  bool started_ = false;
+  bool powered_ = true;
+  bool exact_ok_ = false;      // the retried access may go ahead (the kernel is at its time)
+  bool exact_pending_ = false; // the CPU stopped before an access that needs its exact time
+  uint64_t max_batch_ = 0;
+  uint32_t max_insn_cycles_ = 1;
+
+  // Registers.
+  uint32_t isr_ = 0; // latched bits only
+  uint32_t eimr_ = 0;
+  bool irq_level_ = false;
+  sim::Time rtc_origin_ = 0;
+  uint32_t rtc_base_ = 0;
+  sim::EventId timer_event_ = 0;
+  sim::Time timer_expiry_ = -1;
+  uint32_t lar_ = 0, ear_ = 0, ctr_ = 0, dma_dir_ = 0;
+  bool host_dma_busy_ = false;
+  uint32_t rmp_ = 0, rml_ = 0;
+  bool rx_armed_ = false;
+  bool rx_stalled_ = false; // the link holds bytes we did not take
+  bool rx_head_seen_ = false; // HEAD_INT raised for the packet arriving now
+  uint32_t smp_ = 0, send_limit_ = 0;
+  bool send_busy_ = false, send_tail_ = false;
+  net::PacketPtr send_packet_;
+  uint64_t next_packet_id_ = 1;
+  uint32_t host_sig_ = 0;
+  uint32_t recv_status_ = 0;
+  uint32_t generation_ = 0; // bumps on reset/power-off, so stale engine callbacks are ignored
+};
+
+} // namespace lanaikit::vm
