@@ -1,0 +1,126 @@
+// Host processes: C++20 coroutines with a local clock (temporal decoupling,
+// ARCHITECTURE.md "Host side").
+//
+// A process runs ahead of the event queue: computing and posting writes only advance its
+// local clock (advance(), post()). It suspends only when it must observe simulated state:
+// sync() waits until the kernel reaches its local time; wait() additionally waits until a
+// condition holds, re-checking it each time its WaitList is notified (a watch on host
+// memory or on the interrupt line, never a simulated busy loop). After a wait the local
+// clock is the time the condition became true (or the local time, if later).
+//
+// Lua processes (the scripting issue) build on the same primitives.
+#pragma once
+
+#include "sim/kernel.h"
+#include "sim/time.h"
+
+#include <coroutine>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace lanaikit::host {
+
+class Process;
+
+// The return type of a process body: `Task body(Process& p) { ...; co_await p.sync(); }`.
+class Task {
+public:
+  struct promise_type {
+    Task get_return_object() { return Task(std::coroutine_handle<promise_type>::from_promise(*this)); }
+    std::suspend_always initial_suspend() noexcept { return {}; }
+    std::suspend_always final_suspend() noexcept { return {}; }
+    void return_void() {}
+    // An exception escapes through the event that resumed the process, so a failing
+    // process stops the run with its error instead of vanishing.
+    void unhandled_exception() { throw; }
+  };
+  Task(Task&& o) noexcept : h_(o.h_) { o.h_ = {}; }
+  Task& operator=(Task&& o) noexcept;
+  Task(const Task&) = delete;
+  ~Task();
+
+private:
+  friend class Process;
+  explicit Task(std::coroutine_handle<promise_type> h) : h_(h) {}
+  std::coroutine_handle<promise_type> h_;
+};
+
+// Processes waiting for something (host memory written, an interrupt). notify() makes
+// each re-check its condition, in the order they started waiting.
+class WaitList {
+public:
+  void notify();
+  size_t waiting() const { return waiters_.size(); }
+
+private:
+  friend class Process;
+  struct Waiter {
+    Process* process;
+    std::function<bool()> ready;
+  };
+  std::vector<Waiter> waiters_;
+};
+
+class Process {
+public:
+  using Body = std::function<Task(Process&)>;
+
+  Process(sim::Kernel& kernel, std::string name);
+  ~Process();
+  Process(const Process&) = delete;
+  Process& operator=(const Process&) = delete;
+
+  const std::string& name() const { return name_; }
+  sim::Kernel& kernel() { return kernel_; }
+
+  // Starts `body` at time `at` (>= now). The body object is kept alive with the process.
+  void start(Body body, sim::Time at);
+  bool done() const;
+  bool started() const { return started_; }
+
+  // The local clock.
+  sim::Time local() const { return local_; }
+  void advance(sim::Time dt) { local_ += dt; }
+
+  // Runs `fn` as an event at the current local time; the process goes on without waiting.
+  void post(std::function<void()> fn, uint32_t tag = 0);
+
+  struct Awaiter {
+    Process* p;
+    std::function<void()> begin; // arranges a later resume()
+    bool await_ready() const noexcept { return false; }
+    void await_suspend(std::coroutine_handle<>) { begin(); }
+    void await_resume() const noexcept {}
+  };
+  // Suspends until the kernel reaches the local clock.
+  Awaiter sync();
+  // Suspends until ready() holds: checked at the local time, then each time `list` is
+  // notified. Returns at once (after a sync) if it already holds.
+  Awaiter wait(WaitList& list, std::function<bool()> ready);
+  // Suspends; `begin` must arrange for resume() to be called later (from an event).
+  Awaiter suspend(std::function<void()> begin) { return Awaiter{this, std::move(begin)}; }
+  // Resumes a suspended process from the current event: its local clock becomes
+  // max(local, now), and it continues in a new event at that time (never inside the
+  // caller's callback, so models are not re-entered).
+  void resume();
+
+  // Time spent suspended (waiting for the kernel or a condition), for utilisation reports.
+  sim::Time waited() const { return waited_; }
+
+private:
+  void run_body();
+
+  sim::Kernel& kernel_;
+  std::string name_;
+  Body body_;
+  std::unique_ptr<Task> task_;
+  sim::Time local_ = 0;
+  sim::Time suspended_at_ = 0;
+  sim::Time waited_ = 0;
+  bool started_ = false;
+};
+
+} // namespace lanaikit::host
