@@ -6,5 +6,6 @@ namespace lanaikit::tools {
 int cmd_build(int argc, char** argv);
 int cmd_exec(int argc, char** argv);
 int cmd_disasm(int argc, char** argv);
+int cmd_echo(int argc, char** argv);
 
 } // namespace lanaikit::tools

@@ -11,9 +11,10 @@ void usage(std::FILE* out) {
   std::fputs("usage: lanaikit <command> [options]\n"
              "\n"
              "commands:\n"
-             "  build    compile and link .c/.s sources into a Lanai ELF image\n"
+             "  build    compile and link .fw/.c/.s sources into a Lanai ELF image\n"
              "  exec     run an image on the emulated NIC processor\n"
              "  disasm   disassemble the executable segments of an image\n"
+             "  echo     run the two-node echo experiment on a simulated cluster\n"
              "\n"
              "Run 'lanaikit <command> --help' for the options of a command.\n",
              out);
@@ -35,6 +36,7 @@ int main(int argc, char** argv) {
   if (cmd == "build") return cmd_build(argc, argv);
   if (cmd == "exec") return cmd_exec(argc, argv);
   if (cmd == "disasm") return cmd_disasm(argc, argv);
+  if (cmd == "echo") return cmd_echo(argc, argv);
   std::fprintf(stderr, "lanaikit: unknown command '%s'\n", argv[1]);
   usage(stderr);
   return 2;

@@ -1,0 +1,98 @@
+/* echo.c -- a minimal control program: host doorbell -> packet out; packet in -> host
+ * memory plus a completion record. See echo.h for the layout and the protocol.
+ *
+ * The main loop polls ISR, as LANai control programs do: the CPU has nothing else to do,
+ * and polling reacts within a few instructions. Bad packets (CRC error, wrong magic,
+ * impossible length) and bad requests from the host are counted and dropped. */
+#include "../lib/lanai.h"
+#include "echo.h"
+
+#define W(addr) (*(volatile unsigned int *)(addr))
+#define B(addr) (*(volatile unsigned char *)(addr))
+
+static unsigned int completions;
+
+static void wait_send_idle(void) {
+  while (!(ISR & SEND_INT_BIT)) {
+  }
+}
+
+static void wait_dma_idle(void) {
+  while (!(ISR & DMA_INT_BIT)) {
+  }
+}
+
+static void arm_receive(void) {
+  RMP = ECHO_RECV_BUF;
+  RML = ECHO_RECV_BUF + ECHO_HEADER_BYTES + ECHO_MAX_DATA;
+}
+
+/* The host rang the doorbell: send the message it left in the send buffer. */
+static void send_message(void) {
+  unsigned int len = W(ECHO_CTL + ECHO_CTL_SEND_LEN);
+  unsigned int dest = W(ECHO_CTL + ECHO_CTL_SEND_DEST);
+  if (len > ECHO_MAX_DATA || dest >= ECHO_MAX_NODES) {
+    W(ECHO_CTL + ECHO_CTL_BAD_SEND) += 1;
+    return;
+  }
+  unsigned int rlen = W(ECHO_CTL + ECHO_CTL_ROUTE_LEN + 4 * dest);
+  if (rlen > ECHO_MAX_ROUTE) {
+    W(ECHO_CTL + ECHO_CTL_BAD_SEND) += 1;
+    return;
+  }
+  unsigned int hdr = ECHO_SEND_DATA - ECHO_HEADER_BYTES;
+  W(hdr) = ECHO_MAGIC;
+  W(hdr + 4) = W(ECHO_CTL + ECHO_CTL_NODE);
+  W(hdr + 8) = len;
+  unsigned int start = hdr - rlen;
+  const unsigned int routes = ECHO_CTL + ECHO_CTL_ROUTES + ECHO_MAX_ROUTE * dest;
+  for (unsigned int i = 0; i < rlen; ++i) B(start + i) = B(routes + i);
+  wait_send_idle();
+  SMP = start;
+  SMLT = ECHO_SEND_DATA + len;
+  W(ECHO_CTL + ECHO_CTL_SENT) += 1;
+}
+
+/* A packet arrived: check it, DMA its payload and then a completion record to the host. */
+static void deliver(void) {
+  unsigned int got = RMP - ECHO_RECV_BUF;
+  unsigned int status = RECV_STATUS;
+  unsigned int len = W(ECHO_RECV_BUF + 8);
+  if (status != 0 || got < ECHO_HEADER_BYTES || W(ECHO_RECV_BUF) != ECHO_MAGIC ||
+      len != got - ECHO_HEADER_BYTES) {
+    W(ECHO_CTL + ECHO_CTL_REJECTED) += 1;
+    arm_receive();
+    return;
+  }
+  unsigned int host = W(ECHO_CTL + ECHO_CTL_HOST_BUF);
+  if (len > 0) {
+    LAR = ECHO_RECV_BUF + ECHO_HEADER_BYTES;
+    EAR = host;
+    DMA_DIR = DMA_L2E;
+    CTR = len;
+    wait_dma_idle();
+  }
+  completions += 1;
+  W(ECHO_COMPLETION) = completions;
+  W(ECHO_COMPLETION + 4) = len;
+  W(ECHO_COMPLETION + 8) = W(ECHO_RECV_BUF + 4);
+  LAR = ECHO_COMPLETION;
+  EAR = host + ECHO_MAX_DATA;
+  DMA_DIR = DMA_L2E;
+  CTR = ECHO_COMPLETION_BYTES;
+  W(ECHO_CTL + ECHO_CTL_RECEIVED) += 1;
+  arm_receive();
+  wait_dma_idle();
+}
+
+int main(void) {
+  arm_receive();
+  for (;;) {
+    unsigned int isr = ISR;
+    if (isr & HOST_SIG_BIT) {
+      ISR = HOST_SIG_BIT;
+      send_message();
+    }
+    if (isr & RECV_INT_BIT) deliver();
+  }
+}

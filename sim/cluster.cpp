@@ -1,0 +1,74 @@
+#include "sim/cluster.h"
+
+#include <stdexcept>
+
+namespace lanaikit::sim {
+
+ClusterParams cluster_params(const Platform& platform, uint32_t nodes) {
+  if (!platform.nic)
+    throw std::invalid_argument("platform '" + platform.name +
+                                "' describes no LANai-style NIC (no `nic` section)");
+  ClusterParams c;
+  c.nodes = nodes;
+  c.node.chip.clock_hz = platform.nic->clock_hz;
+  c.node.chip.sram_bytes = platform.nic->sram_bytes;
+  c.node.chip.costs = platform.nic->costs;
+  if (platform.pci) c.node.pci = *platform.pci;
+  else c.node.pci = host::PciParams::vmmc();
+  if (platform.host && platform.host->interrupt_latency)
+    c.node.interrupt_latency = *platform.host->interrupt_latency;
+  if (platform.link) c.link = *platform.link;
+  if (platform.net_switch) c.switch_config = *platform.net_switch;
+  if (nodes > c.switch_config.ports) {
+    c.topology = Topology::Clos;
+    c.nodes_per_switch = c.switch_config.ports / 2;
+  }
+  return c;
+}
+
+Cluster::Cluster(ClusterParams params) : params_(std::move(params)) {
+  const uint32_t n = params_.nodes;
+  if (n == 0) throw std::invalid_argument("a cluster needs at least one node");
+  switch (params_.topology) {
+  case Topology::SingleSwitch:
+    network_ = net::build_single_switch(kernel_, n, params_.link, params_.switch_config);
+    break;
+  case Topology::Chain: {
+    const uint32_t per = params_.nodes_per_switch;
+    if (per == 0 || n % per) throw std::invalid_argument("chain: nodes must be a multiple of nodes_per_switch");
+    network_ = net::build_switch_chain(kernel_, n / per, per, params_.link, params_.switch_config);
+    break;
+  }
+  case Topology::Clos: {
+    const uint32_t per = params_.nodes_per_switch;
+    if (per == 0 || n % per) throw std::invalid_argument("clos: nodes must be a multiple of nodes_per_switch");
+    network_ = net::build_two_level_clos(kernel_, n / per, per, params_.spines, params_.link,
+                                         params_.switch_config);
+    break;
+  }
+  }
+  for (uint32_t i = 0; i < n; ++i) {
+    nodes_.push_back(std::make_unique<Node>(kernel_, params_.node, i, "node" + std::to_string(i)));
+    nodes_.back()->chip().attach_links(&network_->node_tx(i), &network_->node_rx(i));
+  }
+  Time min_latency = -1;
+  for (size_t i = 0; i < network_->link_count(); ++i) {
+    const Time l = network_->link_at(i).config().latency_ps;
+    if (min_latency < 0 || l < min_latency) min_latency = l;
+  }
+  if (min_latency < 0) min_latency = 0;
+  kernel_.set_lookahead(network_->switch_count() > 0 ? 2 * min_latency : min_latency);
+}
+
+Cluster::~Cluster() {
+  // Chips detach from the links before the network goes away.
+  for (auto& n : nodes_) n->chip().attach_links(nullptr, nullptr);
+  nodes_.clear();
+}
+
+void Cluster::set_powered(uint32_t node, bool on) {
+  nodes_.at(node)->chip().set_powered(on);
+  network_->set_node_powered(node, on);
+}
+
+} // namespace lanaikit::sim

@@ -1,0 +1,270 @@
+#include "sim/echo_experiment.h"
+
+#include "firmware/echo/echo.h"
+#include "host/process.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <sstream>
+#include <stdexcept>
+
+namespace lanaikit::sim {
+
+namespace {
+
+using host::Process;
+using host::Task;
+
+uint32_t be32(const host::PhysicalMemory& m, uint64_t addr) {
+  uint8_t b[4];
+  m.read(addr, b);
+  return uint32_t(b[0]) << 24 | uint32_t(b[1]) << 16 | uint32_t(b[2]) << 8 | b[3];
+}
+
+void sram_be32(vm::Chip& chip, uint32_t addr, uint32_t v) {
+  const uint8_t b[4] = {uint8_t(v >> 24), uint8_t(v >> 16), uint8_t(v >> 8), uint8_t(v)};
+  chip.host_write_sram(addr, b);
+}
+
+std::vector<uint8_t> pattern(uint32_t size, uint64_t message) {
+  std::vector<uint8_t> p(size);
+  for (uint32_t k = 0; k < size; ++k) p[k] = uint8_t(message * 131 + k * 7 + size);
+  return p;
+}
+
+// What one node -> node message left behind, for the breakdown.
+struct Trace {
+  size_t log_a = 0, log_b = 0; // positions in the chips' event logs when it started
+  Time t0 = 0, t_issue = 0, t_seen = 0;
+};
+
+struct Ctx {
+  const EchoConfig& config;
+  Cluster& cluster;
+  std::vector<uint64_t> host_buf;            // per node
+  std::vector<std::vector<vm::ChipEventRecord>> log; // per node
+  std::vector<EchoSizeResult> results;
+  Trace trace;          // the message node 0 -> node 1 in flight
+  uint32_t seq0 = 0, seq1 = 0;
+  bool done = false;
+  std::string failure;
+};
+
+void breakdown(Ctx& c, EchoSizeResult& r);
+
+Task pinger(Process& p, Ctx& c) {
+  Node& a = c.cluster.node(0);
+  uint64_t message = 0;
+  for (uint32_t size : c.config.sizes) {
+    EchoSizeResult r;
+    r.bytes = size;
+    for (uint32_t it = 0; it < c.config.warmup + c.config.iterations; ++it) {
+      const std::vector<uint8_t> payload = pattern(size, ++message);
+      c.trace = Trace{};
+      c.trace.log_a = c.log[0].size();
+      c.trace.log_b = c.log[1].size();
+      const Time t0 = p.local();
+      c.trace.t0 = t0;
+      a.pio_write(p, ECHO_SEND_DATA, payload);
+      a.pio_write_word(p, ECHO_CTL + ECHO_CTL_SEND_LEN, size);
+      a.pio_write_word(p, ECHO_CTL + ECHO_CTL_SEND_DEST, 1);
+      a.pio_write_reg(p, vm::regs::HOST_SIG, 1);
+      c.trace.t_issue = p.local();
+      const uint32_t want = ++c.seq0;
+      const uint64_t done_at = c.host_buf[0] + ECHO_MAX_DATA;
+      co_await p.wait(a.memory_watch(), [&] { return be32(a.memory(), done_at) == want; });
+      const Time rtt = p.local() - t0;
+      std::vector<uint8_t> back(size);
+      a.memory().read(c.host_buf[0], back);
+      if (back != payload || be32(a.memory(), done_at + 4) != size || be32(a.memory(), done_at + 8) != 1)
+        throw std::runtime_error("echo: message " + std::to_string(message) + " of " +
+                                 std::to_string(size) + " bytes came back different");
+      if (it >= c.config.warmup) r.one_way.push_back(rtt / 2);
+    }
+    breakdown(c, r); // the last message of this size, still in the trace
+    c.results.push_back(std::move(r));
+  }
+  c.done = true;
+  p.kernel().stop();
+}
+
+Task echoer(Process& p, Ctx& c) {
+  Node& b = c.cluster.node(1);
+  const uint64_t done_at = c.host_buf[1] + ECHO_MAX_DATA;
+  for (;;) {
+    const uint32_t want = ++c.seq1;
+    co_await p.wait(b.memory_watch(), [&] { return be32(b.memory(), done_at) == want; });
+    c.trace.t_seen = p.local();
+    const uint32_t len = be32(b.memory(), done_at + 4);
+    std::vector<uint8_t> payload(len);
+    b.memory().read(c.host_buf[1], payload);
+    b.pio_write(p, ECHO_SEND_DATA, payload);
+    b.pio_write_word(p, ECHO_CTL + ECHO_CTL_SEND_LEN, len);
+    b.pio_write_word(p, ECHO_CTL + ECHO_CTL_SEND_DEST, 0);
+    b.pio_write_reg(p, vm::regs::HOST_SIG, 1);
+  }
+}
+
+const vm::ChipEventRecord* find(const std::vector<vm::ChipEventRecord>& log, size_t from,
+                                vm::ChipEvent kind, Time not_before = 0) {
+  for (size_t i = from; i < log.size(); ++i)
+    if (log[i].kind == kind && log[i].time >= not_before) return &log[i];
+  return nullptr;
+}
+
+// Follows the last node 0 -> node 1 message through the chips' event logs.
+void breakdown(Ctx& c, EchoSizeResult& r) {
+  const Trace& t = c.trace;
+  const auto& la = c.log[0];
+  const auto& lb = c.log[1];
+  const auto* door = find(la, t.log_a, vm::ChipEvent::Doorbell, t.t_issue);
+  const auto* send = door ? find(la, t.log_a, vm::ChipEvent::SendStart, door->time) : nullptr;
+  const auto* tail = send ? find(lb, t.log_b, vm::ChipEvent::RecvTail, send->time) : nullptr;
+  if (!door || !send || !tail) throw std::runtime_error("echo: incomplete event log for the breakdown");
+  EchoBreakdown& b = r.breakdown;
+  b.host_send = t.t_issue - t.t0;
+  b.pci_send = door->time - t.t_issue;
+  b.cpu_send = send->time - door->time;
+  const net::LinkConfig& link = c.cluster.params().link;
+  const uint64_t wire_bytes = ECHO_HEADER_BYTES + r.bytes + 1; // + CRC
+  b.wire = 2 * link.latency_ps + Time((unsigned __int128)wire_bytes * kSecond / link.bytes_per_s);
+  b.network = tail->time - send->time - b.wire;
+  // Receiver: alternating firmware work and host DMAs until the completion record landed.
+  Time cursor = tail->time;
+  const vm::ChipEventRecord* last_start = nullptr;
+  for (size_t i = t.log_b; i < lb.size(); ++i) {
+    const auto& e = lb[i];
+    if (e.time < tail->time || e.time > t.t_seen) continue;
+    if (e.kind == vm::ChipEvent::HostDmaStart) {
+      b.cpu_recv += e.time - cursor;
+      cursor = e.time;
+      last_start = &e;
+    } else if (e.kind == vm::ChipEvent::HostDmaDone && last_start) {
+      b.dma_recv += e.time - cursor;
+      cursor = e.time;
+    }
+  }
+  b.host_recv = t.t_seen - cursor;
+  b.total = t.t_seen - t.t0;
+  r.send_insns = send->instructions - door->instructions;
+  r.recv_insns = last_start ? last_start->instructions - tail->instructions : 0;
+}
+
+std::string us(Time t) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f", double(t) / double(kMicrosecond));
+  return buf;
+}
+
+} // namespace
+
+EchoResult run_echo(const EchoConfig& config, const assembler::FirmwareImage& firmware) {
+  if (config.cluster.nodes < 2) throw std::invalid_argument("echo needs at least two nodes");
+  for (uint32_t s : config.sizes)
+    if (s > ECHO_MAX_DATA) throw std::invalid_argument("echo: sizes are at most 65536 bytes");
+  Cluster cluster(config.cluster);
+  Ctx c{config, cluster, {}, {}, {}, {}, 0, 0, false, {}};
+  c.log.resize(cluster.size());
+  for (uint32_t i = 0; i < cluster.size(); ++i) {
+    Node& n = cluster.node(i);
+    n.load(firmware);
+    const uint64_t pages = (ECHO_MAX_DATA + ECHO_COMPLETION_BYTES + host::kPageSize - 1) / host::kPageSize;
+    const std::vector<uint64_t> got = n.memory().allocate_pages(pages);
+    c.host_buf.push_back(got.front() << host::kPageShift);
+    sram_be32(n.chip(), ECHO_CTL + ECHO_CTL_NODE, i);
+    sram_be32(n.chip(), ECHO_CTL + ECHO_CTL_HOST_BUF, uint32_t(c.host_buf.back()));
+    for (uint32_t j = 0; j < cluster.size() && j < ECHO_MAX_NODES; ++j) {
+      const auto& route = cluster.network().route(i, j);
+      if (route.size() > ECHO_MAX_ROUTE) throw std::invalid_argument("echo: route longer than 8 hops");
+      sram_be32(n.chip(), ECHO_CTL + ECHO_CTL_ROUTE_LEN + 4 * j, uint32_t(route.size()));
+      n.chip().host_write_sram(ECHO_CTL + ECHO_CTL_ROUTES + ECHO_MAX_ROUTE * j, route);
+    }
+    n.chip().set_max_batch(config.max_batch);
+    n.chip().on_event([&c, i](const vm::ChipEventRecord& e) { c.log[i].push_back(e); });
+    n.chip().on_stop([&c, &cluster](vm::Chip& chip) {
+      c.failure = chip.name() + " stopped:\n" + chip.cpu().fault_report();
+      cluster.kernel().stop();
+    });
+    n.start();
+  }
+  cluster.node(0).spawn("pinger", [&c](Process& p) { return pinger(p, c); });
+  cluster.node(1).spawn("echoer", [&c](Process& p) { return echoer(p, c); });
+
+  const auto wall0 = std::chrono::steady_clock::now();
+  Kernel& k = cluster.kernel();
+  const Time limit = 60 * kSecond;
+  k.run_until(limit);
+  const auto wall1 = std::chrono::steady_clock::now();
+  if (!c.failure.empty()) throw std::runtime_error("echo: " + c.failure);
+  if (!c.done) throw std::runtime_error("echo: not finished after 60 simulated seconds");
+
+  EchoResult result;
+  for (auto& r : c.results) {
+    std::vector<Time> sorted = r.one_way;
+    std::sort(sorted.begin(), sorted.end());
+    r.min = sorted.front();
+    r.max = sorted.back();
+    r.median = sorted[sorted.size() / 2];
+    r.mb_per_s = double(r.bytes) / (double(r.median) / double(kSecond)) / 1e6;
+  }
+  result.sizes = std::move(c.results);
+  result.simulated = k.now();
+  result.wall_seconds = std::chrono::duration<double>(wall1 - wall0).count();
+  for (uint32_t i = 0; i < cluster.size(); ++i) {
+    result.guest_instructions += cluster.node(i).chip().cpu().instructions();
+    uint8_t b[4];
+    cluster.node(i).chip().host_read_sram(ECHO_CTL + ECHO_CTL_REJECTED, b);
+    result.rejected += uint32_t(b[0]) << 24 | uint32_t(b[1]) << 16 | uint32_t(b[2]) << 8 | b[3];
+  }
+  result.events = k.events_run();
+  result.agent_batches = k.agent_batches();
+  result.trace_hash = k.trace_hash();
+  return result;
+}
+
+std::string format_echo(const EchoConfig& config, const EchoResult& r) {
+  std::ostringstream o;
+  o << "echo ping-pong, node 0 <-> node 1 through one switch (" << config.iterations
+    << " round trips per size after " << config.warmup << " warm-up)\n\n";
+  o << "| bytes | one-way us (median) | min | max | MB/s | send insns | recv insns |\n";
+  o << "|---:|---:|---:|---:|---:|---:|---:|\n";
+  for (const auto& s : r.sizes) {
+    char mbs[32];
+    std::snprintf(mbs, sizeof mbs, "%.1f", s.mb_per_s);
+    o << "| " << s.bytes << " | " << us(s.median) << " | " << us(s.min) << " | " << us(s.max)
+      << " | " << mbs << " | " << s.send_insns << " | " << s.recv_insns << " |\n";
+  }
+  o << "\nsend insns: sender firmware from the doorbell to the send DMA start; recv insns:\n"
+       "receiver firmware from the packet's tail to the completion-record DMA start.\n"
+       "MB/s: bytes / one-way time (ping-pong bandwidth; the payload goes by PIO).\n";
+  o << "\none-way latency breakdown, node 0 -> node 1 (us)\n\n";
+  o << "| bytes | host send | PCI | CPU send | wire | switch+engines | CPU recv | DMA recv | "
+       "host recv | total |\n";
+  o << "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+  for (const auto& s : r.sizes) {
+    const EchoBreakdown& b = s.breakdown;
+    o << "| " << s.bytes << " | " << us(b.host_send) << " | " << us(b.pci_send) << " | "
+      << us(b.cpu_send) << " | " << us(b.wire) << " | " << us(b.network) << " | "
+      << us(b.cpu_recv) << " | " << us(b.dma_recv) << " | " << us(b.host_recv) << " | "
+      << us(b.total) << " |\n";
+  }
+  char line[256];
+  const double sim_us = double(r.simulated) / double(kMicrosecond);
+  std::snprintf(line, sizeof line,
+                "\nsimulated %.1f us in %.3f s of wall time: %.0f simulated us per wall second; "
+                "%llu guest instructions (%.1f M/s)\n",
+                sim_us, r.wall_seconds, r.wall_seconds > 0 ? sim_us / r.wall_seconds : 0.0,
+                static_cast<unsigned long long>(r.guest_instructions),
+                r.wall_seconds > 0 ? double(r.guest_instructions) / r.wall_seconds / 1e6 : 0.0);
+  o << line;
+  std::snprintf(line, sizeof line, "%llu events, %llu CPU batches, trace hash %016llx, %llu packets rejected\n",
+                static_cast<unsigned long long>(r.events),
+                static_cast<unsigned long long>(r.agent_batches),
+                static_cast<unsigned long long>(r.trace_hash),
+                static_cast<unsigned long long>(r.rejected));
+  o << line;
+  return o.str();
+}
+
+} // namespace lanaikit::sim

@@ -1,0 +1,70 @@
+// The two-node echo experiment (firmware/echo/): a host process on node 0 PIO-writes a
+// message into its NIC's SRAM and rings the doorbell; the firmware sends it through the
+// switch; node 1's firmware DMAs it into host memory with a completion record; node 1's
+// host process sees it and sends it back the same way. Half the round trip is the one-way
+// latency. One message is followed through every component for the latency breakdown.
+//
+// Until the scripting layer (lua-scripts/) exists this is the toolkit's built-in
+// experiment, run by `lanaikit echo` and by the README's main job.
+#pragma once
+
+#include "assembler/image.h"
+#include "sim/cluster.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace lanaikit::sim {
+
+struct EchoConfig {
+  ClusterParams cluster;          // nodes >= 2; node 0 pings node 1
+  std::vector<uint32_t> sizes = {4, 16, 64, 256, 1024, 4096};
+  uint32_t warmup = 2;            // round trips per size not measured
+  uint32_t iterations = 10;       // measured round trips per size
+  uint64_t max_batch = 0;         // chips' batch limit (0: none; 1: the reference)
+};
+
+// Where one message's one-way time went, in picoseconds (they add up to `total`).
+struct EchoBreakdown {
+  Time host_send = 0;   // sender's host CPU posting PIO writes and the doorbell
+  Time pci_send = 0;    // last posted write landing (the doorbell) on the card
+  Time cpu_send = 0;    // sender's firmware: doorbell seen -> send DMA started
+  Time wire = 0;        // serialization plus link propagation (computed from the links)
+  Time network = 0;     // the rest of send-start -> tail received: switch, send engine
+  Time cpu_recv = 0;    // receiver's firmware between tail received and DMA starts
+  Time dma_recv = 0;    // host DMAs (payload and completion record) on the PCI bus
+  Time host_recv = 0;   // last DMA done -> the receiving process sees the completion
+  Time total = 0;
+};
+
+struct EchoSizeResult {
+  uint32_t bytes = 0;
+  std::vector<Time> one_way; // per measured round trip: rtt / 2
+  Time median = 0, min = 0, max = 0;
+  double mb_per_s = 0;       // bytes / median one-way time (ping-pong bandwidth)
+  uint64_t send_insns = 0;   // sender firmware, doorbell -> send started (last message)
+  uint64_t recv_insns = 0;   // receiver firmware, tail received -> completion DMA started
+  EchoBreakdown breakdown;   // of the last measured message node 0 -> node 1
+};
+
+struct EchoResult {
+  std::vector<EchoSizeResult> sizes;
+  Time simulated = 0;          // simulated time of the whole run
+  double wall_seconds = 0;
+  uint64_t guest_instructions = 0; // all chips
+  uint64_t events = 0;
+  uint64_t agent_batches = 0;
+  uint64_t trace_hash = 0;
+  uint64_t rejected = 0;       // packets the firmware rejected (should be 0)
+};
+
+// Runs the experiment with `firmware` (built from firmware/echo/echo.c) on every node.
+// Throws std::runtime_error if an echoed payload differs from what was sent, a chip
+// faults (with its fault report), or the run does not finish within its time limit.
+EchoResult run_echo(const EchoConfig& config, const assembler::FirmwareImage& firmware);
+
+// The result as the table `lanaikit echo` prints.
+std::string format_echo(const EchoConfig& config, const EchoResult& result);
+
+} // namespace lanaikit::sim

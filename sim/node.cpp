@@ -1,0 +1,123 @@
+#include "sim/node.h"
+
+#include <stdexcept>
+
+namespace lanaikit::sim {
+
+namespace {
+constexpr uint32_t kTagPio = 0x4E4F0001;
+constexpr uint32_t kTagIrq = 0x4E4F0002;
+} // namespace
+
+Node::Node(Kernel& kernel, NodeParams params, uint32_t index, std::string name)
+    : kernel_(kernel), params_(std::move(params)), index_(index), name_(std::move(name)),
+      memory_(params_.host_pages), pci_(kernel, params_.pci),
+      chip_(kernel, params_.chip, name_ + ".chip") {
+  chip_.attach_host(this);
+}
+
+Node::~Node() { chip_.attach_host(nullptr); }
+
+void Node::load(const assembler::FirmwareImage& image) {
+  vm::Sram& sram = chip_.sram();
+  if (image.end() > sram.size())
+    throw std::invalid_argument(name_ + ": firmware image ends at " + std::to_string(image.end()) +
+                                " bytes, beyond the chip's " + std::to_string(sram.size()) +
+                                "-byte SRAM");
+  chip_.reset(image.entry);
+  std::fill_n(sram.data(), sram.size(), uint8_t(0));
+  for (const auto& seg : image.segments)
+    std::copy(seg.bytes.begin(), seg.bytes.end(), sram.data() + seg.address);
+  chip_.cpu().invalidate(0, sram.size());
+}
+
+host::Process& Node::spawn(std::string name, host::Process::Body body, Time at) {
+  processes_.push_back(std::make_unique<host::Process>(kernel_, name_ + "." + name));
+  host::Process& p = *processes_.back();
+  p.start(std::move(body), std::max(at, kernel_.now()));
+  return p;
+}
+
+// ---- PIO ----------------------------------------------------------------------------------
+
+void Node::pio_write(host::Process& p, uint32_t sram_offset, std::span<const uint8_t> bytes) {
+  for (size_t i = 0; i < bytes.size(); i += 4) {
+    const size_t n = std::min<size_t>(4, bytes.size() - i);
+    std::vector<uint8_t> word(bytes.begin() + i, bytes.begin() + i + n);
+    const uint32_t at = sram_offset + uint32_t(i);
+    p.post([this, at, word = std::move(word)]() mutable {
+      pci_.pio_write(uint32_t(word.size()), [this, at, word = std::move(word)] {
+        chip_.host_write_sram(at, word);
+      });
+    }, kTagPio);
+    p.advance(pci_.params().pio_write_issue);
+  }
+}
+
+void Node::pio_write_word(host::Process& p, uint32_t sram_offset, uint32_t value) {
+  const uint8_t be[4] = {uint8_t(value >> 24), uint8_t(value >> 16), uint8_t(value >> 8),
+                         uint8_t(value)};
+  pio_write(p, sram_offset, be);
+}
+
+void Node::pio_write_reg(host::Process& p, uint32_t reg_offset, uint32_t value) {
+  p.post([this, reg_offset, value] {
+    pci_.pio_write(4, [this, reg_offset, value] { chip_.host_write_reg(reg_offset, value); });
+  }, kTagPio);
+  p.advance(pci_.params().pio_write_issue);
+}
+
+host::Process::Awaiter Node::pio_read_word(host::Process& p, uint32_t sram_offset, uint32_t& out) {
+  return p.suspend([this, &p, sram_offset, &out] {
+    p.post([this, &p, sram_offset, &out] {
+      pci_.pio_read(4, [this, &p, sram_offset, &out] {
+        uint8_t b[4];
+        chip_.host_read_sram(sram_offset, b);
+        out = uint32_t(b[0]) << 24 | uint32_t(b[1]) << 16 | uint32_t(b[2]) << 8 | b[3];
+        p.resume();
+      });
+    }, kTagPio);
+  });
+}
+
+host::Process::Awaiter Node::pio_read_reg(host::Process& p, uint32_t reg_offset, uint32_t& out) {
+  return p.suspend([this, &p, reg_offset, &out] {
+    p.post([this, &p, reg_offset, &out] {
+      pci_.pio_read(4, [this, &p, reg_offset, &out] {
+        out = chip_.host_read_reg(reg_offset);
+        p.resume();
+      });
+    }, kTagPio);
+  });
+}
+
+// ---- the chip's side ----------------------------------------------------------------------
+
+bool Node::host_range_ok(uint64_t addr, uint64_t len) const {
+  return addr <= memory_.size() && len <= memory_.size() - addr;
+}
+
+void Node::dma(bool to_host, uint32_t len, std::function<void()> done) {
+  pci_.dma(to_host ? host::DmaDirection::ToHost : host::DmaDirection::FromHost, len,
+           std::move(done));
+}
+
+void Node::host_read(uint64_t addr, std::span<uint8_t> out) { memory_.read(addr, out); }
+
+void Node::host_write(uint64_t addr, std::span<const uint8_t> in) {
+  memory_.write(addr, in);
+  memory_watch_.notify();
+}
+
+void Node::interrupt(bool asserted) {
+  if (!asserted) return;
+  kernel_.schedule_in(params_.interrupt_latency, [this] {
+    // Delivered only if the line is still up (the firmware may have withdrawn it).
+    if (!chip_.interrupt_asserted()) return;
+    ++interrupts_;
+    if (on_interrupt_) on_interrupt_();
+    interrupt_watch_.notify();
+  }, kTagIrq);
+}
+
+} // namespace lanaikit::sim
