@@ -47,6 +47,11 @@ sim::Time Link::wire_time(uint64_t bytes) const {
   return sim::Time((unsigned __int128)bytes * uint64_t(sim::kSecond) / config_.bytes_per_s);
 }
 
+void Link::set_faults(const FaultPlan& faults) {
+  config_.faults = faults;
+  rng_.seed(faults.seed);
+}
+
 bool Link::draw(double p) {
   if (p <= 0) return false;
   const double u = double(rng_() >> 11) * 0x1.0p-53;

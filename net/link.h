@@ -68,6 +68,8 @@ public:
   Link& operator=(const Link&) = delete;
 
   const LinkConfig& config() const { return config_; }
+  // Replaces the fault plan (and reseeds its generator); packet numbers keep counting.
+  void set_faults(const FaultPlan& faults);
   const std::string& name() const { return name_; }
   const LinkCounters& counters() const { return counters_; }
 

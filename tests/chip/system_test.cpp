@@ -1,0 +1,181 @@
+// Whole clusters: batching never changes results, runs are deterministic, back-pressure
+// loses nothing, corrupted packets are flagged and counted, a powered-off node's packets
+// are discarded by the switch while other traffic flows.
+#include "firmware.h"
+#include "sim/cluster.h"
+#include "sim/echo_experiment.h"
+#include "sim/platform.h"
+
+#include <gtest/gtest.h>
+
+namespace lanaikit {
+namespace {
+
+using sim::Time;
+
+sim::ClusterParams vmmc(uint32_t nodes) {
+  return sim::cluster_params(sim::load_platform(test::source("lua-scripts/platforms/vmmc.lua")), nodes);
+}
+
+const assembler::FirmwareImage& echo_fw() {
+  static const assembler::FirmwareImage img = test::build_firmware({test::source("firmware/echo/echo.c")});
+  return img;
+}
+
+sim::EchoResult echo(uint64_t max_batch) {
+  sim::EchoConfig c;
+  c.cluster = vmmc(2);
+  c.sizes = {4, 200, 1500};
+  c.warmup = 1;
+  c.iterations = 3;
+  c.max_batch = max_batch;
+  return sim::run_echo(c, echo_fw());
+}
+
+TEST(System, BatchingNeverChangesTheEventTrace) {
+  const sim::EchoResult ref = echo(1); // one instruction per batch: the reference schedule
+  const sim::EchoResult fast = echo(0);
+  const sim::EchoResult seven = echo(7);
+  EXPECT_EQ(ref.trace_hash, fast.trace_hash);
+  EXPECT_EQ(ref.trace_hash, seven.trace_hash);
+  EXPECT_EQ(ref.guest_instructions, fast.guest_instructions);
+  EXPECT_EQ(ref.simulated, fast.simulated);
+  ASSERT_EQ(ref.sizes.size(), fast.sizes.size());
+  for (size_t i = 0; i < ref.sizes.size(); ++i) {
+    EXPECT_EQ(ref.sizes[i].one_way, fast.sizes[i].one_way);
+    EXPECT_EQ(ref.sizes[i].send_insns, fast.sizes[i].send_insns);
+    EXPECT_EQ(ref.sizes[i].recv_insns, fast.sizes[i].recv_insns);
+  }
+  EXPECT_GT(ref.agent_batches, 2 * fast.agent_batches); // the batches did differ
+}
+
+TEST(System, SameInputsSameTraceHash) {
+  const sim::EchoResult a = echo(0), b = echo(0);
+  EXPECT_EQ(a.trace_hash, b.trace_hash);
+  EXPECT_EQ(a.simulated, b.simulated);
+  EXPECT_EQ(a.rejected, 0u);
+}
+
+TEST(System, EchoLatencyBreakdownAddsUp) {
+  const sim::EchoResult r = echo(0);
+  for (const auto& s : r.sizes) {
+    const auto& b = s.breakdown;
+    EXPECT_EQ(b.host_send + b.pci_send + b.cpu_send + b.wire + b.network + b.cpu_recv +
+                  b.dma_recv + b.host_recv,
+              b.total)
+        << s.bytes;
+    EXPECT_GT(b.cpu_send, 0);
+    EXPECT_GT(b.dma_recv, 0);
+    EXPECT_GT(s.send_insns, 10u);
+    EXPECT_GT(s.recv_insns, 10u);
+    // The measured one-way time (half a round trip) is the same message path.
+    EXPECT_NEAR(double(s.median), double(b.total), 0.05 * double(b.total)) << s.bytes;
+  }
+}
+
+// The blast firmware's control block (tests/chip/fw/blast.c).
+struct Blast {
+  sim::Cluster& c;
+  static constexpr uint32_t kCtl = 0x10000;
+  void put(uint32_t node, uint32_t off, uint32_t v) {
+    const uint8_t b[4] = {uint8_t(v >> 24), uint8_t(v >> 16), uint8_t(v >> 8), uint8_t(v)};
+    c.node(node).chip().host_write_sram(kCtl + off, b);
+  }
+  uint32_t get(uint32_t node, uint32_t off) {
+    uint8_t b[4];
+    c.node(node).chip().host_read_sram(kCtl + off, b);
+    return uint32_t(b[0]) << 24 | uint32_t(b[1]) << 16 | uint32_t(b[2]) << 8 | b[3];
+  }
+  void load_all() {
+    static const assembler::FirmwareImage img = test::build_firmware({test::source("tests/chip/fw/blast.c")});
+    for (uint32_t i = 0; i < c.size(); ++i) {
+      c.node(i).load(img);
+      put(i, 24, i);
+    }
+  }
+  void source(uint32_t node, uint32_t dest, uint32_t packets, uint32_t bytes) {
+    put(node, 0, 1);
+    put(node, 4, packets);
+    put(node, 8, bytes);
+    const auto& route = c.network().route(node, dest);
+    put(node, 12, uint32_t(route.size()));
+    c.node(node).chip().host_write_sram(kCtl + 16, route);
+  }
+  void sink(uint32_t node, uint32_t delay) {
+    put(node, 0, 2);
+    put(node, 20, delay);
+  }
+  uint32_t sent(uint32_t n) { return get(n, 32); }
+  uint32_t received(uint32_t n) { return get(n, 36); }
+  uint32_t rx_bytes(uint32_t n) { return get(n, 40); }
+  uint32_t bad(uint32_t n) { return get(n, 44); }
+  uint32_t crc_bad(uint32_t n) { return get(n, 48); }
+};
+
+void run(sim::Cluster& c, const std::function<bool()>& done, Time limit = 200 * sim::kMillisecond) {
+  for (uint32_t i = 0; i < c.size(); ++i)
+    c.node(i).chip().on_stop([](vm::Chip& chip) {
+      if (chip.cpu().fault()) ADD_FAILURE() << chip.name() << ":\n" << chip.cpu().fault_report();
+    });
+  while (!done() && c.kernel().now() < limit) c.kernel().run_until(c.kernel().now() + 100 * sim::kMicrosecond);
+  EXPECT_TRUE(done()) << "not finished by " << limit << " ps";
+}
+
+TEST(System, ManyToOneBackPressureLosesNoByte) {
+  sim::Cluster c(vmmc(4));
+  Blast b{c};
+  b.load_all();
+  b.sink(0, 300); // a slow receiver: ~1000 cycles per packet
+  for (uint32_t s = 1; s <= 3; ++s) b.source(s, 0, 25, 1024);
+  for (uint32_t i = 0; i < 4; ++i) c.node(i).start();
+  run(c, [&] { return b.received(0) + b.bad(0) + b.crc_bad(0) == 75; });
+  EXPECT_EQ(b.received(0), 75u);
+  EXPECT_EQ(b.bad(0), 0u);
+  EXPECT_EQ(b.rx_bytes(0), 75u * 1024);
+  // The network did back up: the receiver's link was stopped, senders were held.
+  const net::LinkCounters& into0 = c.network().node_rx(0).counters();
+  EXPECT_GT(into0.stops, 0u);
+  uint64_t held = 0;
+  for (uint32_t s = 1; s <= 3; ++s) held += c.network().node_tx(s).counters().stops;
+  EXPECT_GT(held, 0u);
+  EXPECT_GT(c.node(0).chip().counters().receive_stalls, 0u);
+}
+
+TEST(System, CorruptedPacketsAreFlaggedByCrcAndCounted) {
+  sim::Cluster c(vmmc(2));
+  net::FaultPlan f;
+  f.corrupt_packets = {3, 7};
+  c.network().node_tx(1).set_faults(f);
+  Blast b{c};
+  b.load_all();
+  b.sink(0, 0);
+  b.source(1, 0, 10, 256);
+  c.node(0).start();
+  c.node(1).start();
+  run(c, [&] { return b.received(0) + b.bad(0) + b.crc_bad(0) == 10; });
+  EXPECT_EQ(b.crc_bad(0), 2u);
+  EXPECT_EQ(b.received(0), 8u);
+  EXPECT_EQ(b.bad(0), 0u);
+  EXPECT_EQ(c.node(0).chip().counters().crc_errors, 2u);
+  EXPECT_EQ(c.node(0).chip().peek(vm::regs::CRC_ERRORS), 2u);
+  EXPECT_NE(c.node(0).chip().isr() & vm::regs::CRC_INT_BIT, 0u);
+}
+
+TEST(System, PoweredOffNodeMakesTheSwitchDiscardItsPackets) {
+  sim::Cluster c(vmmc(4));
+  Blast b{c};
+  b.load_all();
+  b.sink(0, 0);
+  b.source(1, 2, 5, 512); // to the dead node
+  b.source(3, 0, 6, 512); // unaffected traffic
+  c.set_powered(2, false);
+  for (uint32_t i : {0u, 1u, 3u}) c.node(i).start();
+  run(c, [&] { return b.received(0) == 6 && b.sent(1) == 5 && c.node(1).chip().isr() & vm::regs::SEND_INT_BIT; });
+  EXPECT_EQ(b.bad(0), 0u);
+  EXPECT_EQ(c.network().switch_at(0).counters().discarded_by_port.at(2), 5u);
+  EXPECT_EQ(c.node(2).chip().counters().packets_received, 0u);
+  EXPECT_THROW(c.node(2).start(), std::logic_error);
+}
+
+} // namespace
+} // namespace lanaikit
