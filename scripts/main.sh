@@ -1,15 +1,11 @@
 #!/usr/bin/env bash
-# The main job: build everything, then build and run an example NIC program on the
-# emulated Lanai processor, with its instruction and cycle counts.
+# The main job: build everything, then run the two-node experiment on the simulated VMMC
+# testbed (two hosts, two LANai chips, one Myrinet switch): one-way latency per message
+# size, ping-pong bandwidth, the firmware's instructions per packet, where one message's
+# time went, and the simulator's speed. The control program is firmware/echo/echo.c.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/build.sh
 lk=build/tools/lanaikit
-mkdir -p build/examples
-$lk build -O2 -g -o build/examples/checksum.elf examples/checksum.c
-echo "== lanaikit exec examples/checksum.c (-O2) =="
-set +e
-$lk exec build/examples/checksum.elf --stats
-status=$?
-set -e
-echo "exit status: $status"
+echo "== lanaikit echo --platform vmmc =="
+$lk echo --platform vmmc --iterations 20
