@@ -5,6 +5,7 @@
 
 #include "assembler/build.h"
 #include "assembler/elf.h"
+#include "assembler/fw/compile.h"
 
 #include "llvm/Support/Error.h"
 
@@ -17,16 +18,22 @@ namespace {
 
 const char* const kHelp =
     "usage: lanaikit build [-O0|-O1|-O2|-Os] [-g] -o OUT.elf INPUTS...\n"
+    "       lanaikit build --emit=ast|ir|asm|obj [options] [-o OUT] FILE.fw\n"
     "\n"
-    "Compiles .c (clang-14 --target=lanai) and assembles .s (LLVM MC, in process), then\n"
-    "links them with the startup code and runtime library into a Lanai ELF executable.\n"
+    "Compiles .fw (the firmware language, docs/language.md) and .c (clang-14\n"
+    "--target=lanai), assembles .s (LLVM MC, in process), then links them with the startup\n"
+    "code and runtime library into a Lanai ELF executable.\n"
     "\n"
     "options:\n"
-    "  -O0 -O1 -O2 -Os     optimisation level for .c inputs (default -O2)\n"
-    "  -g                  emit a line table (DWARF from clang/MC, kept in the image)\n"
-    "  -o FILE             output image (required)\n"
-    "  --sram-size BYTES   SRAM the image must fit in (default 256K)\n"
-    "  -I DIR, -D NAME[=V] passed to clang for .c inputs\n"
+    "  -O0 -O1 -O2 -Os     optimisation level for .fw and .c inputs (default -O2)\n"
+    "  -g                  emit a line table (DWARF from the compilers/MC, kept in the image)\n"
+    "  -o FILE             output image (required unless --emit prints to stdout)\n"
+    "  --sram-size BYTES   SRAM the image (and pinned .fw globals) must fit in (default 256K)\n"
+    "  -I DIR              import directory for .fw, include directory for .c inputs\n"
+    "  -D NAME[=V]         passed to clang for .c inputs\n"
+    "  --emit=STAGE        compile one .fw file only and write that stage: ast (syntax\n"
+    "                      tree), ir (LLVM IR after optimisation), asm (Lanai assembly) or\n"
+    "                      obj (the relocatable object; needs -o)\n"
     "  -nostdlib           link only the inputs (they must define _start)\n";
 
 std::vector<std::string> split_list(const char* list) {
@@ -38,6 +45,34 @@ std::vector<std::string> split_list(const char* list) {
   return out;
 }
 
+// --emit: one .fw file through the compiler, stopping after the requested stage.
+int emit_stage(const std::string& input, const std::string& stage,
+               const assembler::BuildOptions& options, const std::string& output) {
+  fw::CompileOptions fo;
+  fo.opt = options.opt;
+  fo.debug = options.debug;
+  fo.import_dirs = options.include_dirs;
+  fo.sram_size = options.sram_size;
+  const fw::Emit what = stage == "ast"  ? fw::Emit::Ast
+                        : stage == "ir" ? fw::Emit::Ir
+                        : stage == "asm" ? fw::Emit::Asm
+                                         : fw::Emit::Obj;
+  fw::CompileResult r = fw::emit_text(input, what, fo);
+  std::fputs(r.diagnostics.c_str(), stderr);
+  if (!r.ok) return 1;
+  const std::string& bytes = what == fw::Emit::Obj ? r.object.data : r.text;
+  if (output.empty() || output == "-") {
+    std::fwrite(bytes.data(), 1, bytes.size(), stdout);
+    return 0;
+  }
+  std::FILE* f = std::fopen(output.c_str(), "wb");
+  if (!f || std::fwrite(bytes.data(), 1, bytes.size(), f) != bytes.size() || std::fclose(f) != 0) {
+    std::fprintf(stderr, "lanaikit build: cannot write %s\n", output.c_str());
+    return 1;
+  }
+  return 0;
+}
+
 } // namespace
 
 int cmd_build(int argc, char** argv) {
@@ -45,6 +80,7 @@ int cmd_build(int argc, char** argv) {
   options.startup = LANAIKIT_CRT0;
   options.runtime = split_list(LANAIKIT_RUNTIME_OBJECTS);
   std::string output;
+  std::string emit;
   std::vector<std::string> inputs;
   try {
     Args args(argc, argv, 2);
@@ -59,6 +95,11 @@ int cmd_build(int argc, char** argv) {
       else if (a == "-Os") options.opt = assembler::OptLevel::Os;
       else if (a == "-g") options.debug = true;
       else if (a == "-o") output = args.value_for(a);
+      else if (a.rfind("--emit=", 0) == 0) {
+        emit = a.substr(7);
+        if (emit != "ast" && emit != "ir" && emit != "asm" && emit != "obj")
+          throw UsageError("--emit must be ast, ir, asm or obj");
+      }
       else if (a == "--sram-size") {
         const uint64_t size = parse_count(a, args.value_for(a));
         if (size == 0 || size % 4 != 0 || size > 0x80000000ull)
@@ -72,11 +113,20 @@ int cmd_build(int argc, char** argv) {
       else if (!a.empty() && a[0] == '-') throw UsageError("unknown option '" + a + "'");
       else inputs.push_back(a);
     }
-    if (output.empty()) throw UsageError("no output file: use -o OUT.elf");
+    if (!emit.empty()) {
+      if (inputs.size() != 1 || inputs[0].size() < 3 ||
+          inputs[0].compare(inputs[0].size() - 3, 3, ".fw") != 0)
+        throw UsageError("--emit takes exactly one .fw input");
+      if (emit == "obj" && output.empty()) throw UsageError("--emit=obj needs -o FILE");
+    } else if (output.empty()) {
+      throw UsageError("no output file: use -o OUT.elf");
+    }
     if (inputs.empty()) throw UsageError("no input files");
   } catch (const UsageError& e) {
     return report_usage_error("build", e);
   }
+
+  if (!emit.empty()) return emit_stage(inputs[0], emit, options, output);
 
   std::vector<std::string> warnings;
   auto image = assembler::build(inputs, options, &warnings);

@@ -157,7 +157,7 @@ CompileResult compile(std::string_view source, const std::string& filename,
   Module m(sm);
   const uint32_t root = sm.add(filename, std::string(source));
   Loader loader(m, diag, options);
-  bool ok = loader.load(root, canonical(filename));
+  bool ok = loader.load(root, canonical(filename)) && diag.errors() == 0;
   if (ok && what == Emit::Ast) {
     r.text = dump_ast(m);
     r.ok = true;

@@ -88,6 +88,15 @@ struct Builder {
   Pos assign_pos;
   bool is_export = false, is_handler = false;
   std::unique_ptr<Stmt> asm_stmt;
+  // Start of the token that opened each construct being parsed (raw[] ranges are exact;
+  // X3's _where is not the token's position).
+  std::vector<const char*> tok_pos;
+  const char* last_close = nullptr; // the latest block's closing brace
+  const char* pop_pos() {
+    const char* p = tok_pos.back();
+    tok_pos.pop_back();
+    return p;
+  }
 
   Pos pos(const char* p) const {
     p = skip_blank(p, end);
@@ -291,7 +300,14 @@ struct Builder {
     for (; t; t = t->elem.get()) ++d;
     return d;
   }
-  void prim_type(const char* b, Prim p) {
+  void prim_type(const char* b, std::string_view text) {
+    static const std::pair<std::string_view, Prim> prims[] = {
+        {"u8", Prim::U8},   {"u16", Prim::U16}, {"u32", Prim::U32},
+        {"u64", Prim::U64}, {"i8", Prim::I8},   {"i16", Prim::I16},
+        {"i32", Prim::I32}, {"i64", Prim::I64}, {"bool", Prim::Bool}};
+    Prim p = Prim::U32;
+    for (auto& [n, v] : prims)
+      if (n == text) p = v;
     auto t = std::make_unique<TypeExpr>();
     t->kind = TypeExpr::Prim;
     t->prim = p;
@@ -512,15 +528,13 @@ struct Builder {
     std::tie(p.name, p.pos) = pop_name();
     params.push_back(std::move(p));
   }
-  void fn_item(const char* e, bool external) {
+  void fn_item(bool external) {
     Mark m = pop_mark();
+    pop_pos();
     auto i = item(external ? Item::ExternFn : Item::Fn);
     if (!external) {
       i->body = pop_stmt();
-      // The closing brace: the last '}' before the end of the match.
-      const char* p = e;
-      while (p > begin && p[-1] != '}') --p;
-      i->end_pos = Pos{file, uint32_t(p > begin ? p - 1 - begin : 0)};
+      i->end_pos = pos(last_close ? last_close : begin);
     }
     if (types.size() > m.types) i->type = pop_type();
     i->params = std::move(params);
@@ -543,11 +557,7 @@ Builder& B(Ctx const& ctx) {
 }
 template <typename Ctx>
 const char* where(Ctx const& ctx) {
-  return x3::_where(ctx).begin();
-}
-template <typename Ctx>
-const char* where_end(Ctx const& ctx) {
-  return x3::_where(ctx).end();
+  return B(ctx).pop_pos();
 }
 
 // guard[p]: p with one more level of nesting; too many levels abort the parse.
@@ -595,6 +605,13 @@ auto kw(char const (&s)[N]) {
 
 // --- actions ---
 auto const a_mark = [](auto& ctx) { B(ctx).mark(); };
+// On raw[token]: remember where the token starts (and open a mark).
+auto const a_pos = [](auto& ctx) { B(ctx).tok_pos.push_back(x3::_attr(ctx).begin()); };
+auto const a_mark_pos = [](auto& ctx) {
+  B(ctx).mark();
+  B(ctx).tok_pos.push_back(x3::_attr(ctx).begin());
+};
+auto const a_close = [](auto& ctx) { B(ctx).last_close = x3::_attr(ctx).begin(); };
 auto const a_ident = [](auto& ctx) {
   auto r = x3::_attr(ctx);
   x3::_pass(ctx) = B(ctx).ident(r.begin(), r.end());
@@ -618,11 +635,14 @@ auto const a_binary = [](auto& ctx) { B(ctx).binary(); };
 auto const a_unary = [](auto& ctx) { B(ctx).unary(); };
 auto const a_cast = [](auto& ctx) { B(ctx).cast(where(ctx)); };
 auto const a_index = [](auto& ctx) { B(ctx).index(where(ctx)); };
-auto const a_field = [](auto& ctx) { B(ctx).field(where(ctx)); };
+auto const a_field = [](auto& ctx) { B(ctx).field(nullptr); };
 auto const a_call = [](auto& ctx) { B(ctx).call(where(ctx)); };
 auto const a_sizeof = [](auto& ctx) { B(ctx).size_of(where(ctx)); };
 auto const a_offsetof = [](auto& ctx) { B(ctx).offset_of(where(ctx)); };
-auto const a_prim = [](auto& ctx) { B(ctx).prim_type(where(ctx), x3::_attr(ctx)); };
+auto const a_prim = [](auto& ctx) {
+  auto r = x3::_attr(ctx);
+  B(ctx).prim_type(r.begin(), std::string_view(r.begin(), size_t(r.end() - r.begin())));
+};
 auto const a_named = [](auto& ctx) { B(ctx).named_type(); };
 auto const a_pointer = [](auto& ctx) { B(ctx).pointer_type(where(ctx)); };
 auto const a_array = [](auto& ctx) { B(ctx).array_type(where(ctx)); };
@@ -657,19 +677,19 @@ auto const a_reg = [](auto& ctx) { B(ctx).reg_item(); };
 auto const a_param = [](auto& ctx) { B(ctx).param(); };
 auto const a_export = [](auto& ctx) { B(ctx).is_export = true; };
 auto const a_handler = [](auto& ctx) { B(ctx).is_handler = true; };
-auto const a_fn = [](auto& ctx) { B(ctx).fn_item(where_end(ctx), false); };
-auto const a_extern = [](auto& ctx) { B(ctx).fn_item(where_end(ctx), true); };
+auto const a_fn = [](auto& ctx) { B(ctx).fn_item(false); };
+auto const a_extern = [](auto& ctx) { B(ctx).fn_item(true); };
 
 auto binop(BinOp op) {
   return [op](auto& ctx) {
     Builder& b = B(ctx);
-    b.binops.push_back({op, b.pos(where(ctx))});
+    b.binops.push_back({op, b.pos(x3::_attr(ctx).begin())});
   };
 }
 auto unop(UnOp op) {
   return [op](auto& ctx) {
     Builder& b = B(ctx);
-    b.unops.push_back({op, b.pos(where(ctx))});
+    b.unops.push_back({op, b.pos(x3::_attr(ctx).begin())});
   };
 }
 
@@ -710,46 +730,46 @@ x3::rule<class fn_head_id> const fn_head = "fn";
 x3::rule<class params_id> const params = "parameter";
 
 auto const expr_def = lor;
-auto const lor_def = land >> *((omit[lit("||")][binop(BinOp::LOr)] > land)[a_binary]);
-auto const land_def = bor >> *((omit[lit("&&")][binop(BinOp::LAnd)] > bor)[a_binary]);
+auto const lor_def = land >> *((omit[raw[lit("||")][binop(BinOp::LOr)]] > land)[a_binary]);
+auto const land_def = bor >> *((omit[raw[lit("&&")][binop(BinOp::LAnd)]] > bor)[a_binary]);
 auto const bor_def =
-    bxor >> *((omit[lexeme[lit('|') >> !char_("|=")]][binop(BinOp::Or)] > bxor)[a_binary]);
+    bxor >> *((omit[raw[lexeme[lit('|') >> !char_("|=")]][binop(BinOp::Or)]] > bxor)[a_binary]);
 auto const bxor_def =
-    band >> *((omit[lexeme[lit('^') >> !lit('=')]][binop(BinOp::Xor)] > band)[a_binary]);
+    band >> *((omit[raw[lexeme[lit('^') >> !lit('=')]][binop(BinOp::Xor)]] > band)[a_binary]);
 auto const band_def =
     equality >>
-    *((omit[lexeme[lit('&') >> !char_("&=")]][binop(BinOp::And)] > equality)[a_binary]);
+    *((omit[raw[lexeme[lit('&') >> !char_("&=")]][binop(BinOp::And)]] > equality)[a_binary]);
 auto const equality_def =
-    relation >> *(((omit[lit("==")][binop(BinOp::Eq)] | omit[lit("!=")][binop(BinOp::Ne)]) >
+    relation >> *(((omit[raw[lit("==")][binop(BinOp::Eq)]] | omit[raw[lit("!=")][binop(BinOp::Ne)]]) >
                    relation)[a_binary]);
 auto const relation_def =
-    shift >> *(((omit[lit("<=")][binop(BinOp::Le)] | omit[lit(">=")][binop(BinOp::Ge)] |
-                 omit[lexeme[lit('<') >> !char_("<=")]][binop(BinOp::Lt)] |
-                 omit[lexeme[lit('>') >> !char_(">=")]][binop(BinOp::Gt)]) >
+    shift >> *(((omit[raw[lit("<=")][binop(BinOp::Le)]] | omit[raw[lit(">=")][binop(BinOp::Ge)]] |
+                 omit[raw[lexeme[lit('<') >> !char_("<=")]][binop(BinOp::Lt)]] |
+                 omit[raw[lexeme[lit('>') >> !char_(">=")]][binop(BinOp::Gt)]]) >
                 shift)[a_binary]);
 auto const shift_def =
-    additive >> *(((omit[lexeme[lit("<<") >> !lit('=')]][binop(BinOp::Shl)] |
-                    omit[lexeme[lit(">>") >> !lit('=')]][binop(BinOp::Shr)]) >
+    additive >> *(((omit[raw[lexeme[lit("<<") >> !lit('=')]][binop(BinOp::Shl)]] |
+                    omit[raw[lexeme[lit(">>") >> !lit('=')]][binop(BinOp::Shr)]]) >
                    additive)[a_binary]);
 auto const additive_def =
-    mult >> *(((omit[lexeme[lit('+') >> !lit('=')]][binop(BinOp::Add)] |
-                omit[lexeme[lit('-') >> !char_("=>")]][binop(BinOp::Sub)]) >
+    mult >> *(((omit[raw[lexeme[lit('+') >> !lit('=')]][binop(BinOp::Add)]] |
+                omit[raw[lexeme[lit('-') >> !char_("=>")]][binop(BinOp::Sub)]]) >
                mult)[a_binary]);
 auto const mult_def =
-    cast >> *(((omit[lexeme[lit('*') >> !lit('=')]][binop(BinOp::Mul)] |
-                omit[lexeme[lit('/') >> !lit('=')]][binop(BinOp::Div)] |
-                omit[lexeme[lit('%') >> !lit('=')]][binop(BinOp::Rem)]) >
+    cast >> *(((omit[raw[lexeme[lit('*') >> !lit('=')]][binop(BinOp::Mul)]] |
+                omit[raw[lexeme[lit('/') >> !lit('=')]][binop(BinOp::Div)]] |
+                omit[raw[lexeme[lit('%') >> !lit('=')]][binop(BinOp::Rem)]]) >
                cast)[a_binary]);
-auto const cast_def = unary >> *((kw("as") > type)[a_cast]);
-auto const unop_tok = omit[lexeme[lit('-') >> !lit('=')]][unop(UnOp::Neg)] |
-                      omit[lexeme[lit('!') >> !lit('=')]][unop(UnOp::Not)] |
-                      omit[lit('~')][unop(UnOp::BitNot)] |
-                      omit[lexeme[lit('*') >> !lit('=')]][unop(UnOp::Deref)] |
-                      omit[lexeme[lit('&') >> !char_("&=")]][unop(UnOp::AddrOf)];
+auto const cast_def = unary >> *((omit[raw[kw("as")][a_pos]] > type)[a_cast]);
+auto const unop_tok = omit[raw[lexeme[lit('-') >> !lit('=')]][unop(UnOp::Neg)]] |
+                      omit[raw[lexeme[lit('!') >> !lit('=')]][unop(UnOp::Not)]] |
+                      omit[raw[lit('~')][unop(UnOp::BitNot)]] |
+                      omit[raw[lexeme[lit('*') >> !lit('=')]][unop(UnOp::Deref)]] |
+                      omit[raw[lexeme[lit('&') >> !char_("&=")]][unop(UnOp::AddrOf)]];
 auto const unary_def = guard[(unop_tok > unary)[a_unary]] | postfix;
 auto const postfix_def =
-    primary >> *((lit('[') > expr > ']')[a_index] | (lit('.') > ident)[a_field] |
-                 (lit('(')[a_mark] > -(expr % ',') > ')')[a_call]);
+    primary >> *((omit[raw[lit('[')][a_pos]] > expr > ']')[a_index] | (lit('.') > ident)[a_field] |
+                 (omit[raw[lit('(')][a_mark_pos]] > -(expr % ',') > ')')[a_call]);
 auto const int_tok =
     raw[lexeme[(((lit("0x") | "0X") > +char_("0-9a-fA-F_")) |
                 ((lit("0b") | "0B") > +char_("01_")) | (char_("0-9") >> *char_("0-9_"))) >>
@@ -759,41 +779,41 @@ auto const string_def =
     raw[lexeme['"' > *(('\\' > char_) | (char_ - char_("\"\\\n"))) > '"']][a_string];
 auto const ident_def = raw[lexeme[char_("a-zA-Z_") >> *idchar]][a_ident];
 auto const primary_def =
-    int_tok[a_int] | char_tok[a_char] | kw("true")[a_true] | kw("false")[a_false] |
-    (kw("sizeof") > '(' > type > ')')[a_sizeof] |
-    (kw("offsetof") > '(' > type > ',' > ident > ')')[a_offsetof] | ident[a_name_expr] |
+    int_tok[a_int] | char_tok[a_char] | omit[raw[kw("true")][a_pos]][a_true] | omit[raw[kw("false")][a_pos]][a_false] |
+    (omit[raw[kw("sizeof")][a_pos]] > '(' > type > ')')[a_sizeof] |
+    (omit[raw[kw("offsetof")][a_pos]] > '(' > type > ',' > ident > ')')[a_offsetof] | ident[a_name_expr] |
     guard[lit('(') > expr > ')'];
 
-auto const type_def = base_type >> *((lit('[') > expr > ']')[a_array]);
-auto const base_type_def = lexeme[prims >> !idchar][a_prim] |
-                           guard[(lit('*') > type)[a_pointer]] | ident[a_named] |
+auto const type_def = base_type >> *((omit[raw[lit('[')][a_pos]] > expr > ']')[a_array]);
+auto const base_type_def = raw[lexeme[prims >> !idchar]][a_prim] |
+                           guard[(omit[raw[lit('*')][a_pos]] > type)[a_pointer]] | ident[a_named] |
                            guard[lit('(') > type > ')'];
 
 auto const init_def =
-    guard[(lit('[')[a_mark] > -(init % ',') > -lit(',') > ']')[a_list_init]] |
+    guard[(omit[raw[lit('[')][a_mark_pos]] > -(init % ',') > -lit(',') > ']')[a_list_init]] |
     expr[a_expr_init];
 
 auto const assign_tok = raw[lexeme[lit("<<=") | ">>=" | "+=" | "-=" | "*=" | "/=" | "%=" |
                                    "&=" | "|=" | "^=" | (lit('=') >> !lit('='))]];
-auto const block_def = guard[(lit('{')[a_mark] > *stmt > '}')[a_block]];
+auto const block_def = guard[(omit[raw[lit('{')][a_mark_pos]] > *stmt > omit[raw[lit('}')][a_close]])[a_block]];
 auto const if_stmt_def =
-    guard[(kw("if")[a_mark] > expr > block > -(kw("else") > (if_stmt | block)))[a_if]];
+    guard[(omit[raw[kw("if")][a_mark_pos]] > expr > block > -(kw("else") > (if_stmt | block)))[a_if]];
 auto const asm_ops_out = (string > '(' > expr > ')')[a_asm_out] % ',';
 auto const asm_ops_in = (string > '(' > expr > ')')[a_asm_in] % ',';
 auto const asm_clobbers = string[a_asm_clobber] % ',';
 auto const stmt_def =
-    (kw("var")[a_mark] > ident > -(':' > type) > -('=' > init) > ';')[a_var_stmt] |
-    (kw("const")[a_mark] > ident > -(':' > type) > '=' > expr > ';')[a_const_stmt] |
-    if_stmt | (kw("while")[a_mark] > expr > block)[a_while] |
-    (kw("loop")[a_mark] > block)[a_loop] | (kw("break") > ';')[a_break] |
-    (kw("continue") > ';')[a_continue] | (kw("return")[a_mark] > -expr > ';')[a_return] |
-    (kw("asm")[a_asm_begin] > '(' > string[a_asm_template] >
+    (omit[raw[kw("var")][a_mark_pos]] > ident > -(':' > type) > -('=' > init) > ';')[a_var_stmt] |
+    (omit[raw[kw("const")][a_mark_pos]] > ident > -(':' > type) > '=' > expr > ';')[a_const_stmt] |
+    if_stmt | (omit[raw[kw("while")][a_mark_pos]] > expr > block)[a_while] |
+    (omit[raw[kw("loop")][a_mark_pos]] > block)[a_loop] | (omit[raw[kw("break")][a_pos]] > ';')[a_break] |
+    (omit[raw[kw("continue")][a_pos]] > ';')[a_continue] | (omit[raw[kw("return")][a_mark_pos]] > -expr > ';')[a_return] |
+    (omit[raw[kw("asm")][a_pos]][a_asm_begin] > '(' > string[a_asm_template] >
      -(':' > -asm_ops_out > -(':' > -asm_ops_in > -(':' > -asm_clobbers))) > ')' >
      ';')[a_asm_end] |
     block | (expr >> -(assign_tok[a_assign] > expr) > ';')[a_expr_stmt];
 
 auto const params_def = -((ident > ':' > type)[a_param] % ',');
-auto const fn_head_def = ((kw("fn") | kw("handler")[a_handler])[a_mark] > ident > '(' >
+auto const fn_head_def = (omit[raw[kw("fn") | kw("handler")[a_handler]][a_mark_pos]] > ident > '(' >
                           params > ')' > -(lit("->") > type) > block)[a_fn];
 auto const item_def =
     (kw("import") > string > ';')[a_import] |
@@ -803,7 +823,7 @@ auto const item_def =
     (kw("var")[a_mark] > ident > ':' > type > -('@' > expr) > -('=' > init) > ';')[a_var_item] |
     (kw("reg")[a_mark] > ident > ':' > type > '@' > expr > ';')[a_reg] |
     (kw("export")[a_export] > fn_head) | fn_head |
-    (kw("extern") > kw("fn")[a_mark] > ident > '(' > params > ')' > -(lit("->") > type) >
+    (kw("extern") > omit[raw[kw("fn")][a_mark_pos]] > ident > '(' > params > ')' > -(lit("->") > type) >
      ';')[a_extern];
 
 BOOST_SPIRIT_DEFINE(expr, lor, land, bor, bxor, band, equality, relation, shift, additive,
@@ -843,6 +863,24 @@ bool parse_file(const SourceManager& sources, uint32_t file, Diagnostics& diag,
     diag.error(b.pos(at), msg);
     return false;
   };
+  // An unterminated block comment would otherwise surface as a puzzling error at the end.
+  for (const char* p = first; p < last; ++p) {
+    if (*p == '"' || *p == '\'') {
+      const char quote = *p;
+      for (++p; p < last && *p != quote && *p != '\n'; ++p)
+        if (*p == '\\' && p + 1 < last) ++p;
+    } else if (*p == '/' && p + 1 < last && p[1] == '/') {
+      while (p < last && *p != '\n') ++p;
+    } else if (*p == '/' && p + 1 < last && p[1] == '*') {
+      const char* q = p + 2;
+      while (q + 1 < last && !(q[0] == '*' && q[1] == '/')) ++q;
+      if (q + 1 >= last) {
+        diag.error(Pos{file, uint32_t(p - first)}, "unterminated comment");
+        return false;
+      }
+      p = q + 1;
+    }
+  }
   try {
     bool ok = x3::phrase_parse(
         first, last, x3::with<builder_tag>(std::ref(b))[grammar::file], grammar::skipper);

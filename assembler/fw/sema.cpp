@@ -559,7 +559,7 @@ private:
     check(e, T().boolean());
     if (e.ty && e.ty->is_error()) return;
     if (!e.ty || e.ty->kind != Type::Bool)
-      diag_.error(e.pos, "condition must be 'bool', found " +
+      diag_.error(start_pos(e), "condition must be 'bool', found " +
                              (e.ty ? q(e.ty) : std::string("an integer constant")) +
                              " (compare with 0)");
   }
@@ -647,7 +647,7 @@ private:
     case Stmt::ExprStmt:
       check(*s.expr, nullptr);
       if (s.expr->kind != Expr::Call && !(s.expr->ty && s.expr->ty->is_error()))
-        diag_.error(s.expr->pos, "this expression has no effect (only a call can be a statement)");
+        diag_.error(start_pos(*s.expr), "this expression has no effect (only a call can be a statement)");
       break;
     case Stmt::Assign: check_assign(s); break;
     case Stmt::Asm: check_asm(s); break;
@@ -661,7 +661,7 @@ private:
       return false;
     }
     if (!is_lvalue(t)) {
-      diag_.error(t.pos, "cannot assign to this expression (not a variable, field, element "
+      diag_.error(start_pos(t), "cannot assign to this expression (not a variable, field, element "
                          "or register)");
       return false;
     }
@@ -809,6 +809,15 @@ private:
     }
   }
 
+  // Where an expression starts (binary expressions are positioned at their operator).
+  static Pos start_pos(const Expr& e) {
+    const Expr* x = &e;
+    while ((x->kind == Expr::Binary || x->kind == Expr::Index || x->kind == Expr::Field ||
+            x->kind == Expr::Call || x->kind == Expr::Cast) && x->lhs)
+      x = x->lhs.get();
+    return x->pos;
+  }
+
   void set_error(Expr& e) {
     e.ty = T().error();
     e.is_const = false;
@@ -848,7 +857,7 @@ private:
     if (implicitly_converts(e.ty, to)) {
       return true;
     }
-    diag_.error(e.pos, "expected " + q(to) + ", found " + q(e.ty) +
+    diag_.error(start_pos(e), "expected " + q(to) + ", found " + q(e.ty) +
                            (e.ty->is_scalar() && to->is_scalar() ? " (convert with 'as')" : ""));
     return false;
   }
@@ -1250,6 +1259,8 @@ private:
       if (to->kind == Type::Pointer) {
         if (a.cval < 0 || a.cval > 0xFFFFFFFF) return bad();
         a.ty = T().integer(32, false);
+        e.is_const = true; // a constant address (usable in global initialisers)
+        e.cval = a.cval;
         return;
       }
       return bad();
@@ -1264,7 +1275,10 @@ private:
       return;
     }
     if (to->kind == Type::Pointer && from->kind == Type::Pointer) return;
-    if (to->kind == Type::Pointer && from->is_int() && from->bits == 32) return;
+    if (to->kind == Type::Pointer && from->is_int() && from->bits == 32) {
+      if (a.is_const) e.is_const = true, e.cval = wrap(a.cval, T().integer(32, false));
+      return;
+    }
     if (from->kind == Type::Pointer && to->is_int() && to->bits == 32) return;
     bad();
   }

@@ -1,0 +1,359 @@
+// Every diagnostic of the firmware language compiler, with its exact place and text
+// (docs/language.md, "Errors"). One TEST per error case.
+#include "assembler/fw/compile.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace lanaikit::fw {
+namespace {
+
+CompileResult compile(const std::string& src, CompileOptions o = {}) {
+  o.opt = assembler::OptLevel::O0;
+  return compile_source(src, "t.fw", o);
+}
+
+// The first line of the diagnostics ("t.fw:L:C: error: ...").
+std::string first_error(const std::string& src, CompileOptions o = {}) {
+  CompileResult r = compile(src, o);
+  EXPECT_FALSE(r.ok) << "compiled without errors:\n" << src;
+  return r.diagnostics.substr(0, r.diagnostics.find('\n'));
+}
+
+size_t count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t p = text.find(what); p != std::string::npos; p = text.find(what, p + 1)) ++n;
+  return n;
+}
+
+#define EXPECT_ERROR(src, want) EXPECT_EQ(first_error(src), want)
+
+TEST(LanguageErrors, RenderedWithSourceLineAndCaret) {
+  CompileResult r = compile("fn main() -> i32 {\n  return x;\n}\n");
+  EXPECT_EQ(r.diagnostics, "t.fw:2:10: error: unknown name 'x'\n"
+                           "  return x;\n"
+                           "         ^\n");
+}
+
+TEST(LanguageErrors, SyntaxMissingSemicolon) {
+  EXPECT_ERROR("fn main() -> i32 { return 0 }", "t.fw:1:29: error: expected ';'");
+}
+
+TEST(LanguageErrors, SyntaxGarbageAtTopLevel) {
+  EXPECT_ERROR("var x: u32;\n)", "t.fw:2:1: error: expected a declaration (import, const, "
+                                 "struct, var, reg, fn, handler, extern)");
+}
+
+TEST(LanguageErrors, SyntaxMissingOperand) {
+  EXPECT_ERROR("fn f() -> u32 { return 1 + ; }", "t.fw:1:28: error: expected expression");
+}
+
+TEST(LanguageErrors, SyntaxUnterminatedComment) {
+  EXPECT_ERROR("var x: u32;\n/* never closed", "t.fw:2:1: error: unterminated comment");
+}
+
+TEST(LanguageErrors, KeywordIsNotAName) {
+  EXPECT_ERROR("var while: u32;", "t.fw:1:5: error: expected identifier");
+}
+
+TEST(LanguageErrors, IntegerLiteralTooLarge) {
+  EXPECT_ERROR("const X = 0x1_0000_0000_0000_0000;",
+               "t.fw:1:11: error: integer literal is too large (the largest is 2^64-1)");
+}
+
+TEST(LanguageErrors, NestingTooDeep) {
+  std::string src = "const X = " + std::string(150, '(') + "1" + std::string(150, ')') + ";";
+  EXPECT_EQ(first_error(src).substr(0, 42), "t.fw:1:111: error: nesting too deep (the l");
+  std::string chain = "const Y = 1";
+  for (int i = 0; i < 300; ++i) chain += " + 1";
+  chain += ";";
+  EXPECT_NE(first_error(chain).find("error: nesting too deep"), std::string::npos);
+}
+
+TEST(LanguageErrors, UnknownName) {
+  EXPECT_ERROR("fn f() -> u32 { return nope; }", "t.fw:1:24: error: unknown name 'nope'");
+}
+
+TEST(LanguageErrors, UnknownType) {
+  EXPECT_ERROR("var g: Queue;", "t.fw:1:8: error: unknown type 'Queue'");
+}
+
+TEST(LanguageErrors, MismatchedOperandTypes) {
+  EXPECT_ERROR("var a: u32;\nvar b: i32;\nfn f() -> u32 { return a + b; }",
+               "t.fw:3:26: error: operands of '+' have mismatched types 'u32' and 'i32' "
+               "(convert one with 'as')");
+}
+
+TEST(LanguageErrors, ImplicitNarrowing) {
+  EXPECT_ERROR("fn f(x: u32) -> u8 { return x; }",
+               "t.fw:1:29: error: expected 'u8', found 'u32' (convert with 'as')");
+}
+
+TEST(LanguageErrors, ConstantDoesNotFit) {
+  EXPECT_ERROR("var g: u8 = 300;", "t.fw:1:13: error: constant 300 does not fit in 'u8'");
+}
+
+TEST(LanguageErrors, BadCastToBool) {
+  EXPECT_ERROR("fn f(x: u32) -> bool { return x as bool; }",
+               "t.fw:1:33: error: cannot cast 'u32' to 'bool' (compare with 0 instead)");
+}
+
+TEST(LanguageErrors, BadCastOfStruct) {
+  EXPECT_ERROR("struct S { a: u32; }\nvar s: S;\nfn f() -> u32 { return s as u32; }",
+               "t.fw:3:26: error: cannot cast 'S' to 'u32'");
+}
+
+TEST(LanguageErrors, ConditionMustBeBool) {
+  EXPECT_ERROR("fn f(x: u32) { if x & 1 { } }",
+               "t.fw:1:19: error: condition must be 'bool', found 'u32' (compare with 0)");
+}
+
+TEST(LanguageErrors, DuplicateField) {
+  CompileResult r = compile("struct S {\n  a: u8;\n  a: u16;\n}");
+  EXPECT_EQ(r.diagnostics, "t.fw:3:3: error: duplicate field 'a' in struct 'S'\n"
+                           "  a: u16;\n"
+                           "  ^\n"
+                           "t.fw:2:3: note: previous declaration of 'a' is here\n"
+                           "  a: u8;\n"
+                           "  ^\n");
+}
+
+TEST(LanguageErrors, NoSuchField) {
+  EXPECT_ERROR("struct S { a: u8; }\nvar s: S;\nfn f() -> u8 { return s.b; }",
+               "t.fw:3:25: error: struct 'S' has no field 'b'");
+}
+
+TEST(LanguageErrors, RecursiveStructByValue) {
+  EXPECT_ERROR("struct A { b: B; }\nstruct B { a: A; }",
+               "t.fw:2:15: error: recursive struct 'A' contains itself by value (use a pointer)");
+}
+
+TEST(LanguageErrors, DuplicateGlobalNameWithNote) {
+  CompileResult r = compile("var q: u32;\nconst q = 1;");
+  EXPECT_EQ(r.diagnostics, "t.fw:2:7: error: redefinition of 'q'\n"
+                           "const q = 1;\n"
+                           "      ^\n"
+                           "t.fw:1:5: note: 'q' was first declared here\n"
+                           "var q: u32;\n"
+                           "    ^\n");
+}
+
+TEST(LanguageErrors, OverlappingPlacementsWithNote) {
+  CompileResult r = compile("var a: u32[4] @ 0x8000;\nvar b: u32 @ 0x800C;");
+  EXPECT_EQ(r.diagnostics.substr(0, r.diagnostics.find('\n')),
+            "t.fw:2:14: error: 'b' at [0x800c, 0x8010) overlaps 'a' at [0x8000, 0x8010)");
+  EXPECT_NE(r.diagnostics.find("t.fw:1:5: note: 'a' is placed here"), std::string::npos);
+}
+
+TEST(LanguageErrors, PlacementOutsideSram) {
+  EXPECT_ERROR("var big: u8[16] @ 0x3FFF8;",
+               "t.fw:1:19: error: 'big' at 0x3fff8 (16 bytes) lies outside SRAM (262144 bytes)");
+  CompileOptions o;
+  o.sram_size = 64 * 1024;
+  EXPECT_EQ(first_error("var q: u32 @ 0x10000;", o),
+            "t.fw:1:14: error: 'q' at 0x10000 (4 bytes) lies outside SRAM (65536 bytes)");
+}
+
+TEST(LanguageErrors, UnalignedPinnedAddress) {
+  EXPECT_ERROR("var q: u32 @ 0x8002;",
+               "t.fw:1:14: error: pinned address 0x8002 of 'q' is not aligned to 4 (the "
+               "alignment of 'u32')");
+}
+
+TEST(LanguageErrors, PinnedGlobalWithInitialiser) {
+  EXPECT_ERROR("var q: u32 @ 0x8000 = 5;",
+               "t.fw:1:23: error: a pinned global cannot have an initialiser");
+}
+
+TEST(LanguageErrors, HandlerWithParameters) {
+  EXPECT_ERROR("handler on_packet(len: u32) { }",
+               "t.fw:1:19: error: handler 'on_packet' cannot take parameters (handlers read "
+               "their input from registers and queues)");
+}
+
+TEST(LanguageErrors, HandlerReturningAValue) {
+  EXPECT_ERROR("handler h() -> u32 { return 1; }",
+               "t.fw:1:16: error: handler 'h' cannot return a value");
+}
+
+TEST(LanguageErrors, BreakOutsideLoop) {
+  EXPECT_ERROR("fn f() {\n  break;\n}", "t.fw:2:3: error: 'break' outside a loop");
+}
+
+TEST(LanguageErrors, ContinueOutsideLoop) {
+  EXPECT_ERROR("fn f() { if true { continue; } }", "t.fw:1:20: error: 'continue' outside a loop");
+}
+
+TEST(LanguageErrors, MissingReturn) {
+  EXPECT_ERROR("fn f(x: u32) -> u32 {\n  if x > 1 { return 1; }\n}",
+               "t.fw:3:1: error: missing return in function 'f' (it returns 'u32')");
+}
+
+TEST(LanguageErrors, MissingReturnValue) {
+  EXPECT_ERROR("fn f() -> u32 { return; }",
+               "t.fw:1:17: error: function 'f' must return a value of type 'u32'");
+}
+
+TEST(LanguageErrors, ReturnValueFromVoidFunction) {
+  EXPECT_ERROR("fn f() { return 3; }", "t.fw:1:17: error: function 'f' does not return a value");
+}
+
+TEST(LanguageErrors, AssignmentToConstant) {
+  EXPECT_ERROR("const N = 4;\nfn f() { N = 5; }", "t.fw:2:10: error: cannot assign to constant 'N'");
+}
+
+TEST(LanguageErrors, AssignmentToNonLvalue) {
+  EXPECT_ERROR("fn f(x: u32) { x + 1 = 2; }",
+               "t.fw:1:16: error: cannot assign to this expression (not a variable, field, "
+               "element or register)");
+}
+
+TEST(LanguageErrors, NonConstantArraySize) {
+  EXPECT_ERROR("fn f(n: u32) { var a: u8[n]; }",
+               "t.fw:1:26: error: array size must be a constant expression");
+}
+
+TEST(LanguageErrors, ArraySizeNotPositive) {
+  EXPECT_ERROR("var a: u8[0];", "t.fw:1:11: error: array size must be positive, found 0");
+}
+
+TEST(LanguageErrors, DivisionByZeroInConstant) {
+  EXPECT_ERROR("const A = 10;\nconst B = A / (A - 10);",
+               "t.fw:2:13: error: division by zero in a constant expression");
+}
+
+TEST(LanguageErrors, ConstantDependsOnItself) {
+  EXPECT_ERROR("const A = B + 1;\nconst B = A;", "t.fw:2:11: error: constant 'A' depends on itself");
+}
+
+TEST(LanguageErrors, NonConstantInitialiser) {
+  EXPECT_ERROR("var a: u32;\nvar b: u32 = a;",
+               "t.fw:2:14: error: the initialiser of a global must be a constant expression");
+}
+
+TEST(LanguageErrors, WrongArgumentCount) {
+  EXPECT_ERROR("fn g(a: u32, b: u32) -> u32 { return a; }\nfn f() -> u32 { return g(1); }",
+               "t.fw:2:25: error: wrong number of arguments to 'g': expected 2, found 1");
+}
+
+TEST(LanguageErrors, CallingANonFunction) {
+  EXPECT_ERROR("var v: u32;\nfn f() { v(); }", "t.fw:2:10: error: 'v' is not a function");
+}
+
+TEST(LanguageErrors, FunctionUsedAsValue) {
+  EXPECT_ERROR("fn g() { }\nfn f() -> u32 { return g; }",
+               "t.fw:2:24: error: function 'g' is not a value (call it)");
+}
+
+TEST(LanguageErrors, AddressOfRegister) {
+  EXPECT_ERROR("reg ISR: u32 @ 0xFFFFFE50;\nfn f() -> *u32 { return &ISR; }",
+               "t.fw:2:25: error: cannot take the address of register 'ISR'");
+}
+
+TEST(LanguageErrors, RegisterType) {
+  EXPECT_ERROR("reg R: i64 @ 0xFFFFFE50;",
+               "t.fw:1:8: error: a register must have type u8, u16 or u32, not 'i64'");
+}
+
+TEST(LanguageErrors, UnalignedRegister) {
+  EXPECT_ERROR("reg R: u32 @ 0xFFFFFE52;",
+               "t.fw:1:14: error: register address 0xfffffe52 is not aligned to 4 (the "
+               "alignment of 'u32')");
+}
+
+TEST(LanguageErrors, DereferenceNonPointer) {
+  EXPECT_ERROR("fn f(x: u32) -> u32 { return *x; }",
+               "t.fw:1:30: error: cannot dereference 'u32' (not a pointer)");
+}
+
+TEST(LanguageErrors, IndexOutOfBounds) {
+  EXPECT_ERROR("var a: u8[4];\nfn f() -> u8 { return a[4]; }",
+               "t.fw:2:25: error: index 4 is out of bounds for 'u8[4]'");
+}
+
+TEST(LanguageErrors, StructParameterByValue) {
+  EXPECT_ERROR("struct S { a: u32; }\nfn f(s: S) { }",
+               "t.fw:2:9: error: parameter 's' cannot have type 'S' (pass a pointer)");
+}
+
+TEST(LanguageErrors, ExpressionWithoutEffect) {
+  EXPECT_ERROR("fn f(x: u32) { x + 1; }",
+               "t.fw:1:16: error: this expression has no effect (only a call can be a statement)");
+}
+
+TEST(LanguageErrors, ShiftAmountTooLarge) {
+  EXPECT_ERROR("fn f(x: u16) -> u16 { return x << 16; }",
+               "t.fw:1:35: error: shift amount 16 is too large for 'u16'");
+}
+
+TEST(LanguageErrors, NotOnInteger) {
+  EXPECT_ERROR("fn f(x: u32) -> bool { return !x; }",
+               "t.fw:1:31: error: operator '!' needs 'bool', found 'u32' (use '~' for bits)");
+}
+
+TEST(LanguageErrors, AsmConstraint) {
+  EXPECT_ERROR("fn f() { var x: u32; asm(\"nop\" : \"=m\"(x)); }",
+               "t.fw:1:34: error: unsupported output constraint '=m' (use \"=r\", \"=&r\" or \"+r\")");
+}
+
+TEST(LanguageErrors, AsmOperandOutOfRange) {
+  EXPECT_ERROR("fn f() { asm(\"add $0, $1, $2\" : : \"r\"(1)); }",
+               "t.fw:1:10: error: asm template refers to operand $1 but there are 1 operands "
+               "(write $$ for a literal '$')");
+}
+
+TEST(LanguageErrors, AsmThatDoesNotAssemble) {
+  CompileResult r = compile("fn main() -> i32 {\n  asm(\"frobnicate %r1\");\n  return 0;\n}");
+  ASSERT_FALSE(r.ok);
+  EXPECT_EQ(r.diagnostics.substr(0, r.diagnostics.find(':', 12) + 1), "t.fw:2:3: error:");
+  EXPECT_NE(r.diagnostics.find("in inline assembly"), std::string::npos) << r.diagnostics;
+}
+
+TEST(LanguageErrors, BadImportPath) {
+  EXPECT_EQ(first_error("import \"no/such/file.fw\";").substr(0, 54),
+            "t.fw:1:8: error: cannot find import 'no/such/file.fw' ");
+}
+
+TEST(LanguageErrors, ImportCycle) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "lanaikit_fw_cycle";
+  fs::create_directories(dir);
+  std::ofstream(dir / "a.fw") << "import \"b.fw\";\nconst A = 1;\n";
+  std::ofstream(dir / "b.fw") << "const B = 2;\nimport \"a.fw\";\n";
+  CompileResult r = compile_file((dir / "a.fw").string(), CompileOptions{});
+  ASSERT_FALSE(r.ok);
+  const std::string first = r.diagnostics.substr(0, r.diagnostics.find('\n'));
+  EXPECT_EQ(first, (dir / "b.fw").string() + ":2:8: error: import cycle: a.fw -> b.fw -> a.fw");
+}
+
+TEST(LanguageErrors, ErrorsInImportedFileNameThatFile) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "lanaikit_fw_imperr";
+  fs::create_directories(dir);
+  std::ofstream(dir / "defs.fw") << "struct S {\n  x: Nope;\n}\n";
+  std::ofstream(dir / "main.fw") << "import \"defs.fw\";\nfn main() -> i32 { return 0; }\n";
+  CompileResult r = compile_file((dir / "main.fw").string(), CompileOptions{});
+  ASSERT_FALSE(r.ok);
+  EXPECT_EQ(r.diagnostics.substr(0, r.diagnostics.find('\n')),
+            (dir / "defs.fw").string() + ":2:6: error: unknown type 'Nope'");
+}
+
+TEST(LanguageErrors, SeveralIndependentErrorsNoCascade) {
+  CompileResult r = compile("fn f() -> u32 {\n"
+                            "  var a: u32 = missing + 1 + 2;\n" // one error, not three
+                            "  var b: u8 = 1000;\n"
+                            "  return a + b + nothing;\n"
+                            "}\n"
+                            "fn g() { break; }\n");
+  EXPECT_EQ(count(r.diagnostics, ": error: "), 4u) << r.diagnostics;
+  EXPECT_NE(r.diagnostics.find("t.fw:2:16: error: unknown name 'missing'"), std::string::npos);
+  EXPECT_NE(r.diagnostics.find("t.fw:3:15: error: constant 1000 does not fit in 'u8'"),
+            std::string::npos);
+  EXPECT_NE(r.diagnostics.find("t.fw:4:18: error: unknown name 'nothing'"), std::string::npos);
+  EXPECT_NE(r.diagnostics.find("t.fw:6:10: error: 'break' outside a loop"), std::string::npos);
+}
+
+} // namespace
+} // namespace lanaikit::fw
