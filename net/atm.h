@@ -101,7 +101,7 @@ struct CellLinkCounters {
   uint64_t crc_errors = 0;    // frames whose CRC-32 failed
   uint64_t length_errors = 0; // frames whose cell count disagreed with the length (cell loss)
   uint64_t corrupted = 0, drops = 0, delayed = 0; // faults injected, in cells
-  uint64_t sdu_bytes_sent = 0, sdu_bytes_received = 0;
+  uint64_t sdu_bytes_sent = 0, sdu_bytes_received = 0; // received: intact frames only
 };
 
 class CellLink {

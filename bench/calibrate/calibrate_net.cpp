@@ -5,7 +5,7 @@
 //   breakdown (VMMC and Hamlyn); many-to-one through a switch; wormhole blocking; the ATM
 //   cell link's rate and DART's 32-byte message at 140, 155 and 622 Mb/s.
 //
-// Usage: calibrate_net [--platforms DIR]. Output: markdown on stdout; deterministic.
+// Usage: calibrate_net [--platforms DIR] [--quick]. Output: markdown on stdout; deterministic.
 #include "calibrate.h"
 
 #include "net/atm.h"
@@ -29,6 +29,9 @@ using sim::Kernel;
 using sim::Time;
 
 namespace {
+
+// --quick (the smoke test): less traffic per measurement, same tables.
+bool quick = false;
 
 // Records when each packet's head and tail were taken, and its payload size.
 struct Recorder : net::PacketSink {
@@ -71,7 +74,7 @@ void link_throughput(const LinkConfig& link) {
   Table t({"payload", "packets", "model MB/s (payload)", "model MB/s (wire, with CRC)",
            "S/(S+1) x rate", "paper"});
   for (uint64_t s = 8; s <= 65536; s *= 2) {
-    const uint64_t n = std::max<uint64_t>(16, (256 << 10) / s);
+    const uint64_t n = std::max<uint64_t>(16, (quick ? 16 << 10 : 256 << 10) / s);
     Kernel k;
     net::Link l(k, link);
     Recorder r(k);
@@ -176,7 +179,7 @@ void chunk_effect(const LinkConfig& base, const SwitchConfig& sw, size_t s) {
 // ---------------------------------------------------------------------------------------
 void many_to_one(const LinkConfig& link, const SwitchConfig& sw) {
   constexpr uint32_t kDst = 7;
-  constexpr uint64_t kPackets = 64, kSize = 1024;
+  const uint64_t kPackets = quick ? 4 : 64, kSize = 1024;
   Table t({"senders", "bytes sent", "bytes received", "lost", "aggregate MB/s",
            "per sender MB/s (min .. max)", "max slack buffer (bytes, of 256)", "STOPs",
            "time stopped (us, sum)"});
@@ -221,7 +224,8 @@ void many_to_one(const LinkConfig& link, const SwitchConfig& sw) {
            fmt("%.1f", lo) + " .. " + fmt("%.1f", hi), std::to_string(max_buf),
            std::to_string(stops), us(stopped)});
   }
-  heading("### VMMC switch: many senders to one output (64 packets of 1 KB each)");
+  heading("### VMMC switch: many senders to one output (" + std::to_string(kPackets) +
+          " packets of 1 KB each)");
   t.print();
   note("The output link runs at its full rate (1024/1025 of 160 MB/s = 159.8 MB/s of payload) "
        "whatever the number of senders; round robin shares it equally (each sender's rate is "
@@ -335,9 +339,10 @@ void atm(const sim::CellParams& cells) {
       net::CellLink l(k, r.cfg);
       Recorder rec(k);
       l.set_sink(&rec);
-      for (int i = 0; i < 16; ++i) l.send(payload_packet(i, s));
+      const int frames = quick ? 3 : 16;
+      for (int i = 0; i < frames; ++i) l.send(payload_packet(i, s));
       k.run();
-      row.push_back(mbs(15 * s, rec.got.back().tail - rec.got.front().tail));
+      row.push_back(mbs((frames - 1) * s, rec.got.back().tail - rec.got.front().tail));
     }
     row.push_back(fmt("%.2f", double(r.cfg.line_bits_per_s) / 8e6));
     g.row(std::move(row));
@@ -359,6 +364,7 @@ void atm(const sim::CellParams& cells) {
 
 int main(int argc, char** argv) {
   const std::string dir = platforms_dir(argc, argv);
+  for (int i = 1; i < argc; ++i) quick = quick || std::string(argv[i]) == "--quick";
   const sim::Platform vmmc = load(dir, "vmmc");
   const sim::Platform hamlyn = load(dir, "hamlyn");
   const sim::Platform dart = load(dir, "dart");
