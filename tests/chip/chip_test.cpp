@@ -1,6 +1,7 @@
 // One node, no network: the chip's registers, the host DMA engine, timers, the doorbell,
 // the host interrupt, and faults from misused registers.
 #include "firmware.h"
+#include "host/address_space.h"
 #include "sim/node.h"
 
 #include <gtest/gtest.h>
@@ -130,6 +131,43 @@ TEST(Chip, PioReadBlocksTheProcessForTheBusTransaction) {
   r.kernel.run_until(20 * sim::kMicrosecond);
   EXPECT_EQ(value, 7u); // the test number in the control block
   EXPECT_EQ(back, sim::kMicrosecond + 422 * sim::kNanosecond);
+}
+
+// The driver answers a firmware's service request (here: a translation, as VMMC's LCP
+// asks on a TLB miss): the firmware raises a host signal; the driver process, woken by the
+// interrupt, reads the request by PIO, pins the page, writes the answer by PIO and
+// acknowledges. Every step costs simulated time.
+TEST(Chip, DriverAnswersAServiceRequestFromFirmware) {
+  sim::NodeParams params;
+  params.interrupt_latency = 5 * sim::kMicrosecond;
+  host::AddressSpaceParams asp;
+  asp.pin = {2 * sim::kMicrosecond, sim::kMicrosecond};
+  // The process's buffer is mapped before the firmware asks about it.
+  Rig r(9, 0, 0, params);
+  host::AddressSpace as(r.node->memory(), asp);
+  const host::VirtAddr buf = as.map(3 * host::kPageSize);
+  r.put(0x10004, uint32_t(buf + host::kPageSize + 40)); // the address the firmware asks for
+  r.node->chip().host_write_reg(Offset::EIMR, vm::regs::LAN0_SIG_BIT);
+  Time answered = 0;
+  r.node->spawn("driver", [&](host::Process& p) -> host::Task {
+    co_await p.wait(r.node->interrupt_watch(), [&] { return r.node->interrupts_delivered() > 0; });
+    uint32_t vaddr = 0;
+    co_await r.node->pio_read_word(p, 0x10018, vaddr);
+    p.advance(as.pin(vaddr, 1));
+    const uint64_t phys = as.translate(vaddr);
+    r.node->pio_write_word(p, 0x1001C, uint32_t(phys));
+    r.node->pio_write_reg(p, Offset::ISR, vm::regs::LAN0_SIG_BIT);
+    answered = p.local();
+  });
+  r.run();
+  ASSERT_TRUE(r.node->chip().cpu().halted()) << r.node->chip().cpu().fault_report();
+  EXPECT_EQ(r.result(0), uint32_t(as.translate(buf + host::kPageSize + 40)));
+  EXPECT_EQ(as.pin_count(buf + host::kPageSize), 1u);
+  EXPECT_EQ(as.pin_count(buf), 0u);
+  EXPECT_EQ(r.node->chip().isr() & vm::regs::LAN0_SIG_BIT, 0u);
+  // interrupt latency + PIO read + pin (2 us + 1 page) + two posted writes.
+  EXPECT_GE(answered, 5 * sim::kMicrosecond + 422 * sim::kNanosecond + 3 * sim::kMicrosecond);
+  EXPECT_GE(r.result(1) * 500 * sim::kNanosecond, answered - 500 * sim::kNanosecond);
 }
 
 struct FaultCase {

@@ -83,6 +83,15 @@ int main(void) {
   case 8: /* writing a read-only register: a fault */
     CRC_ERRORS = 1;
     break;
+  case 9: /* a service request: the driver translates virtual address ARG0 */
+    W(CTL + 24) = ARG0;
+    W(CTL + 28) = 0;
+    SIG = LAN0_SIG_BIT;
+    while (W(CTL + 28) == 0) {
+    }
+    RESULT0 = W(CTL + 28);
+    RESULT1 = RTC;
+    break;
   }
   return 0;
 }
