@@ -75,7 +75,14 @@ void Cpu::set_reg(unsigned r, uint32_t value) {
 void Cpu::invalidate(uint32_t addr, uint32_t len) {
   if (len == 0 || addr >= sram_.size()) return;
   const uint64_t end = std::min<uint64_t>(uint64_t(addr) + len, sram_.size());
-  invalidate_words(addr / 4, uint32_t((end + 3) / 4));
+  const uint32_t first = addr / 4, last = uint32_t((end + 3) / 4);
+  // Most writers (PIO, DMA, the receive engine) fill data buffers: nothing to drop unless
+  // a word in the range, or one of the two before it (whose predecoded slots looked
+  // ahead), was ever decoded.
+  const uint32_t from = first > 1 ? first - 2 : 0;
+  bool code = false;
+  for (uint32_t w = from; w < last && !code; ++w) code = code_map_[(uint64_t(w) * 4) >> kCodeMapShift];
+  if (code) invalidate_words(first, last);
 }
 
 Cpu::StepStatus Cpu::set_fault(FaultKind kind, uint32_t address, std::string detail) {
