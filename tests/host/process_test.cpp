@@ -1,0 +1,110 @@
+// Host processes: local clocks, sync, watches, posted actions, failures.
+#include "host/process.h"
+
+#include <gtest/gtest.h>
+
+namespace lanaikit::host {
+namespace {
+
+using sim::kMicrosecond;
+using sim::Time;
+
+TEST(Process, ComputingAdvancesOnlyTheLocalClock) {
+  sim::Kernel k;
+  Process p(k, "p");
+  Time seen_local = -1, seen_now = -1;
+  p.start([&](Process& self) -> Task {
+    self.advance(5 * kMicrosecond);
+    seen_local = self.local();
+    seen_now = self.kernel().now(); // the kernel has not moved: no event was needed
+    co_return;
+  }, kMicrosecond);
+  k.run();
+  EXPECT_TRUE(p.done());
+  EXPECT_EQ(seen_local, 6 * kMicrosecond);
+  EXPECT_EQ(seen_now, kMicrosecond);
+}
+
+TEST(Process, SyncWaitsForTheKernelToReachTheLocalClock) {
+  sim::Kernel k;
+  Process p(k, "p");
+  Time after = -1;
+  p.start([&](Process& self) -> Task {
+    self.advance(3 * kMicrosecond);
+    co_await self.sync();
+    after = self.kernel().now();
+  }, 0);
+  k.run();
+  EXPECT_EQ(after, 3 * kMicrosecond);
+}
+
+TEST(Process, PostRunsAtTheLocalTimeWithoutWaiting) {
+  sim::Kernel k;
+  Process p(k, "p");
+  std::vector<Time> ran;
+  p.start([&](Process& self) -> Task {
+    for (int i = 0; i < 3; ++i) {
+      self.post([&] { ran.push_back(k.now()); });
+      self.advance(kMicrosecond);
+    }
+    co_return;
+  }, 0);
+  k.run();
+  EXPECT_EQ(ran, (std::vector<Time>{0, kMicrosecond, 2 * kMicrosecond}));
+}
+
+TEST(Process, WaitIsAWatchNotALoop) {
+  sim::Kernel k;
+  WaitList list;
+  int value = 0;
+  Process p(k, "waiter");
+  Time woke = -1;
+  p.start([&](Process& self) -> Task {
+    co_await self.wait(list, [&] { return value == 2; });
+    woke = self.local();
+  }, 0);
+  // Two writes; only the second makes the condition true.
+  k.schedule_at(10 * kMicrosecond, [&] { value = 1; list.notify(); });
+  k.schedule_at(20 * kMicrosecond, [&] { value = 2; list.notify(); });
+  const uint64_t events = k.run();
+  EXPECT_EQ(woke, 20 * kMicrosecond);
+  EXPECT_LE(events, 6u); // start, check, two writes, resume: no polling events
+  EXPECT_EQ(list.waiting(), 0u);
+  EXPECT_EQ(p.waited(), 20 * kMicrosecond);
+}
+
+TEST(Process, WaitThatAlreadyHoldsReturnsAtTheLocalTime) {
+  sim::Kernel k;
+  WaitList list;
+  Process p(k, "p");
+  Time woke = -1;
+  p.start([&](Process& self) -> Task {
+    self.advance(7 * kMicrosecond);
+    co_await self.wait(list, [] { return true; });
+    woke = self.local();
+  }, 0);
+  k.run();
+  EXPECT_EQ(woke, 7 * kMicrosecond);
+}
+
+TEST(Process, AnExceptionStopsTheRunWithItsMessage) {
+  sim::Kernel k;
+  Process p(k, "p");
+  p.start([&](Process& self) -> Task {
+    co_await self.sync();
+    throw std::runtime_error("payload mismatch");
+  }, 0);
+  EXPECT_THROW(
+      {
+        try {
+          k.run();
+        } catch (const std::runtime_error& e) {
+          EXPECT_STREQ(e.what(), "payload mismatch");
+          throw;
+        }
+      },
+      std::runtime_error);
+}
+
+} // namespace
+} // namespace lanaikit::host
