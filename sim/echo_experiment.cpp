@@ -52,6 +52,7 @@ struct Ctx {
 };
 
 void breakdown(Ctx& c, EchoSizeResult& r);
+std::string us(Time t);
 
 Task pinger(Process& p, Ctx& c) {
   Node& a = c.cluster.node(0);
@@ -78,7 +79,7 @@ Task pinger(Process& p, Ctx& c) {
       std::vector<uint8_t> back(size);
       a.memory().read(c.host_buf[0], back);
       if (back != payload || be32(a.memory(), done_at + 4) != size || be32(a.memory(), done_at + 8) != 1)
-        throw std::runtime_error("echo: message " + std::to_string(message) + " of " +
+        throw std::runtime_error("message " + std::to_string(message) + " of " +
                                  std::to_string(size) + " bytes came back different");
       if (it >= c.config.warmup) r.one_way.push_back(rtt / 2);
     }
@@ -121,7 +122,7 @@ void breakdown(Ctx& c, EchoSizeResult& r) {
   const auto* door = find(la, t.log_a, vm::ChipEvent::Doorbell, t.t_issue);
   const auto* send = door ? find(la, t.log_a, vm::ChipEvent::SendStart, door->time) : nullptr;
   const auto* tail = send ? find(lb, t.log_b, vm::ChipEvent::RecvTail, send->time) : nullptr;
-  if (!door || !send || !tail) throw std::runtime_error("echo: incomplete event log for the breakdown");
+  if (!door || !send || !tail) throw std::runtime_error("incomplete event log for the breakdown");
   EchoBreakdown& b = r.breakdown;
   b.host_send = t.t_issue - t.t0;
   b.pci_send = door->time - t.t_issue;
@@ -162,7 +163,7 @@ std::string us(Time t) {
 EchoResult run_echo(const EchoConfig& config, const assembler::FirmwareImage& firmware) {
   if (config.cluster.nodes < 2) throw std::invalid_argument("echo needs at least two nodes");
   for (uint32_t s : config.sizes)
-    if (s > ECHO_MAX_DATA) throw std::invalid_argument("echo: sizes are at most 65536 bytes");
+    if (s > ECHO_MAX_DATA) throw std::invalid_argument("sizes are at most 65536 bytes");
   Cluster cluster(config.cluster);
   Ctx c{config, cluster, {}, {}, {}, {}, 0, 0, false, {}};
   c.log.resize(cluster.size());
@@ -176,14 +177,14 @@ EchoResult run_echo(const EchoConfig& config, const assembler::FirmwareImage& fi
     sram_be32(n.chip(), ECHO_CTL + ECHO_CTL_HOST_BUF, uint32_t(c.host_buf.back()));
     for (uint32_t j = 0; j < cluster.size() && j < ECHO_MAX_NODES; ++j) {
       const auto& route = cluster.network().route(i, j);
-      if (route.size() > ECHO_MAX_ROUTE) throw std::invalid_argument("echo: route longer than 8 hops");
+      if (route.size() > ECHO_MAX_ROUTE) throw std::invalid_argument("route longer than 8 hops");
       sram_be32(n.chip(), ECHO_CTL + ECHO_CTL_ROUTE_LEN + 4 * j, uint32_t(route.size()));
       n.chip().host_write_sram(ECHO_CTL + ECHO_CTL_ROUTES + ECHO_MAX_ROUTE * j, route);
     }
     n.chip().set_max_batch(config.max_batch);
     n.chip().on_event([&c, i](const vm::ChipEventRecord& e) { c.log[i].push_back(e); });
     n.chip().on_stop([&c, &cluster](vm::Chip& chip) {
-      c.failure = chip.name() + " stopped:\n" + chip.cpu().fault_report();
+      c.failure = "the firmware stopped: " + chip.report();
       cluster.kernel().stop();
     });
     n.start();
@@ -193,11 +194,15 @@ EchoResult run_echo(const EchoConfig& config, const assembler::FirmwareImage& fi
 
   const auto wall0 = std::chrono::steady_clock::now();
   Kernel& k = cluster.kernel();
-  const Time limit = 60 * kSecond;
-  k.run_until(limit);
+  k.run_until(config.time_limit);
   const auto wall1 = std::chrono::steady_clock::now();
-  if (!c.failure.empty()) throw std::runtime_error("echo: " + c.failure);
-  if (!c.done) throw std::runtime_error("echo: not finished after 60 simulated seconds");
+  if (!c.failure.empty()) throw std::runtime_error("" + c.failure);
+  if (!c.done) {
+    std::string msg = "not finished after " + us(config.time_limit) +
+                      " simulated us (runaway or stuck firmware?); where the chips are:\n";
+    for (uint32_t i = 0; i < cluster.size(); ++i) msg += cluster.node(i).chip().report();
+    throw std::runtime_error(msg);
+  }
 
   EchoResult result;
   for (auto& r : c.results) {

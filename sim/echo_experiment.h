@@ -23,6 +23,7 @@ struct EchoConfig {
   uint32_t warmup = 2;            // round trips per size not measured
   uint32_t iterations = 10;       // measured round trips per size
   uint64_t max_batch = 0;         // chips' batch limit (0: none; 1: the reference)
+  Time time_limit = kSecond;      // simulated; past it the run stops with each chip's state
 };
 
 // Where one message's one-way time went, in picoseconds (they add up to `total`).

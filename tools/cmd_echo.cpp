@@ -30,7 +30,8 @@ const char* const kHelp =
     "  --iterations N   measured round trips per size (default 10)\n"
     "  --warmup N       unmeasured round trips first (default 2)\n"
     "  --firmware F     the control program (default firmware/echo/echo.c)\n"
-    "  --max-batch N    at most N instructions per CPU batch (1 = the reference schedule)\n";
+    "  --max-batch N    at most N instructions per CPU batch (1 = the reference schedule)\n"
+    "  --time-limit-ms N  stop (with every chip's state) after N simulated ms (default 1000)\n";
 
 std::vector<std::string> split(const std::string& list, char sep) {
   std::vector<std::string> out;
@@ -63,6 +64,8 @@ int cmd_echo(int argc, char** argv) {
       else if (a == "--iterations") config.iterations = uint32_t(parse_count(a, args.value_for(a)));
       else if (a == "--warmup") config.warmup = uint32_t(parse_count(a, args.value_for(a)));
       else if (a == "--max-batch") config.max_batch = parse_count(a, args.value_for(a));
+      else if (a == "--time-limit-ms")
+        config.time_limit = sim::Time(parse_count(a, args.value_for(a))) * sim::kMillisecond;
       else if (a == "--sizes") {
         config.sizes.clear();
         for (const auto& s : split(args.value_for(a), ','))

@@ -531,6 +531,15 @@ uint32_t Chip::accept(const net::Chunk& chunk) {
   return take;
 }
 
+std::string Chip::report() const {
+  std::string out = name_ + (cpu_.fault() ? ":\n" + cpu_.fault_report() : " (running):\n" + cpu_.state_report());
+  char buf[200];
+  std::snprintf(buf, sizeof buf,
+                "  ISR %08x EIMR %08x  LAR %08x EAR %08x CTR %08x DMA_DIR %u  SMP %08x RMP %08x RML %08x\n",
+                isr(), eimr_, lar_, ear_, ctr_, dma_dir_, smp_, rmp_, rml_);
+  return out + buf;
+}
+
 // ---- the host's view --------------------------------------------------------------------
 
 void Chip::host_write_sram(uint32_t offset, std::span<const uint8_t> bytes) {

@@ -129,6 +129,10 @@ public:
   // net::PacketSink (the receive engine).
   uint32_t accept(const net::Chunk& chunk) override;
 
+  // The CPU's state (or fault) and the engines' registers, for "the simulation stopped"
+  // messages.
+  std::string report() const;
+
   // Register values as the CPU would read them now (tests, debugger).
   uint32_t isr() const;
   uint32_t peek(uint32_t offset) const;

@@ -358,6 +358,26 @@ std::string Cpu::register_dump() const {
   return out;
 }
 
+std::string Cpu::state_report() const {
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "  pc %08x: ", pc_);
+  std::string out = buf;
+  if (pc_ % 4 == 0 && sram_.contains(pc_, 4)) {
+    const uint32_t word = sram_.read32(pc_);
+    std::snprintf(buf, sizeof buf, "%08x  ", word);
+    out += buf;
+    std::string text = isa::disassemble(word);
+    for (char& c : text)
+      if (c == '\t') c = ' ';
+    out += text;
+  } else {
+    out += "(outside SRAM)";
+  }
+  std::snprintf(buf, sizeof buf, "\n  after %llu instructions\n", static_cast<unsigned long long>(instructions_));
+  out += buf;
+  return out + register_dump();
+}
+
 std::string Cpu::fault_report() const {
   if (!fault_) return {};
   const Fault& f = *fault_;

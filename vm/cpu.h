@@ -126,6 +126,9 @@ public:
   // The fault report: kind, pc, the instruction disassembled, the registers.
   std::string fault_report() const;
   std::string register_dump() const;
+  // Where the CPU is (a stopped or still running one: e.g. firmware that never finished):
+  // pc, the instruction there disassembled, the instruction count, the registers.
+  std::string state_report() const;
 
   Sram& sram() { return sram_; }
 

@@ -213,6 +213,32 @@ def main():
             c.check(f"disasm equals llvm-objdump -d on {len(theirs)} words",
                     len(theirs) == len(ours) and not mismatches, mismatches[:5])
 
+        # --- echo: the simulated two-node experiment --------------------------------
+        p = run([lk, "echo", "--help"])
+        c.check("echo --help", p.returncode == 0 and "usage: lanaikit echo" in p.stdout, p)
+        p = run([lk, "echo", "--sizes", "4,64", "--iterations", "2", "--warmup", "0"])
+        c.check("echo prints latency, instruction counts, breakdown and speed",
+                p.returncode == 0 and re.search(r"^\| 4 \| \d+\.\d+ \|", p.stdout, re.M) is not None
+                and "one-way latency breakdown" in p.stdout and "simulated us per wall second" in p.stdout
+                and ", 0 packets rejected" in p.stdout, p.stdout + p.stderr)
+        p = run([lk, "echo", "--platform", "nosuch"])
+        c.check("echo unknown platform names the file", p.returncode == 1 and "nosuch.lua" in p.stderr,
+                p.stderr)
+        p = run([lk, "echo", "--platform", "dart"])
+        c.check("echo on a platform without a NIC", p.returncode == 1 and "no LANai-style NIC" in p.stderr,
+                p.stderr)
+        p = run([lk, "echo", "--sizes", "4,x"])
+        c.check("echo bad size", p.returncode == 2 and "'x'" in p.stderr, p.stderr)
+        stuck = src("stuck.c", "int main(void) { for (;;) {} }\n")
+        p = run([lk, "echo", "--firmware", stuck, "--sizes", "4", "--time-limit-ms", "1"])
+        c.check("echo with stuck firmware stops at the time limit with each chip's pc and registers",
+                p.returncode == 1 and "not finished after 1000.000 simulated us" in p.stderr
+                and "node1.chip (running)" in p.stderr and "%r31" in p.stderr, p.stderr)
+        crash = src("crash.c", "int main(void) { return *(volatile int*)0x00900000; }\n")
+        p = run([lk, "echo", "--firmware", crash, "--sizes", "4"])
+        c.check("echo with faulting firmware prints the fault report",
+                p.returncode == 1 and "the firmware stopped" in p.stderr and "fault:" in p.stderr, p.stderr)
+
     print(f"{c.passed} passed, {c.failed} failed")
     return 1 if c.failed else 0
 
