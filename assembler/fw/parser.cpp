@@ -729,7 +729,8 @@ x3::rule<class item_id> const item = "declaration";
 x3::rule<class fn_head_id> const fn_head = "fn";
 x3::rule<class params_id> const params = "parameter";
 
-auto const expr_def = lor;
+// Every nested expression (index, call argument, array size...) is one more level.
+auto const expr_def = guard[lor];
 auto const lor_def = land >> *((omit[raw[lit("||")][binop(BinOp::LOr)]] > land)[a_binary]);
 auto const land_def = bor >> *((omit[raw[lit("&&")][binop(BinOp::LAnd)]] > bor)[a_binary]);
 auto const bor_def =
@@ -782,7 +783,7 @@ auto const primary_def =
     int_tok[a_int] | char_tok[a_char] | omit[raw[kw("true")][a_pos]][a_true] | omit[raw[kw("false")][a_pos]][a_false] |
     (omit[raw[kw("sizeof")][a_pos]] > '(' > type > ')')[a_sizeof] |
     (omit[raw[kw("offsetof")][a_pos]] > '(' > type > ',' > ident > ')')[a_offsetof] | ident[a_name_expr] |
-    guard[lit('(') > expr > ')'];
+    (lit('(') > expr > ')');
 
 auto const type_def = base_type >> *((omit[raw[lit('[')][a_pos]] > expr > ']')[a_array]);
 auto const base_type_def = raw[lexeme[prims >> !idchar]][a_prim] |

@@ -360,6 +360,13 @@ private:
   void check_global(Symbol* s) {
     Item& it = *s->item;
     s->type = resolve_type(*it.type, true);
+    if (!s->type->is_error() && s->type->size > sram_size_) {
+      diag_.error(it.pos, q(s->name) + " (" + std::to_string(s->type->size) +
+                                    " bytes) does not fit in SRAM (" +
+                                    std::to_string(sram_size_) + " bytes)");
+      s->type = T().error();
+      return;
+    }
     if (it.expr) {
       s->pinned = true;
       auto a = address_of(*it.expr, "pinned address");
@@ -587,6 +594,11 @@ private:
         }
       } else {
         diag_.error(s.pos, "variable " + q(s.name) + " needs a type or an initialiser");
+        t = T().error();
+      }
+      if (!t->is_error() && t->size > sram_size_ / 2) {
+        diag_.error(s.pos, "local " + q(s.name) + " (" + std::to_string(t->size) +
+                               " bytes) is too large for the stack (use a global)");
         t = T().error();
       }
       v->type = t;

@@ -65,7 +65,7 @@ TEST(LanguageErrors, IntegerLiteralTooLarge) {
 
 TEST(LanguageErrors, NestingTooDeep) {
   std::string src = "const X = " + std::string(150, '(') + "1" + std::string(150, ')') + ";";
-  EXPECT_EQ(first_error(src).substr(0, 42), "t.fw:1:111: error: nesting too deep (the l");
+  EXPECT_EQ(first_error(src).substr(0, 42), "t.fw:1:110: error: nesting too deep (the l");
   std::string chain = "const Y = 1";
   for (int i = 0; i < 300; ++i) chain += " + 1";
   chain += ";";
@@ -271,6 +271,17 @@ TEST(LanguageErrors, DereferenceNonPointer) {
 TEST(LanguageErrors, IndexOutOfBounds) {
   EXPECT_ERROR("var a: u8[4];\nfn f() -> u8 { return a[4]; }",
                "t.fw:2:25: error: index 4 is out of bounds for 'u8[4]'");
+}
+
+TEST(LanguageErrors, GlobalLargerThanSram) {
+  EXPECT_ERROR("var big: u8[0x80000];",
+               "t.fw:1:5: error: 'big' (524288 bytes) does not fit in SRAM (262144 bytes)");
+}
+
+TEST(LanguageErrors, LocalTooLargeForTheStack) {
+  EXPECT_ERROR("fn f() { var buf: u32[100000]; }",
+               "t.fw:1:14: error: local 'buf' (400000 bytes) is too large for the stack (use a "
+               "global)");
 }
 
 TEST(LanguageErrors, StructParameterByValue) {
