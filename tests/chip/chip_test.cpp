@@ -195,7 +195,10 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(FaultCase{4, "host DMA started while the previous one is running"},
                       FaultCase{5, "is outside host memory"},
                       FaultCase{6, "does not support this load width"},
-                      FaultCase{8, "CRC_ERRORS is read-only"}));
+                      FaultCase{8, "CRC_ERRORS is read-only"}),
+    [](const ::testing::TestParamInfo<FaultCase>& info) {
+      return "scenario" + std::to_string(info.param.test);
+    });
 
 TEST(Chip, HostMayOnlyTouchItsRegisters) {
   Rig r(7);
