@@ -80,6 +80,9 @@ void optimise(llvm::Module& mod, llvm::TargetMachine& tm, assembler::OptLevel o)
   llvm::CGSCCAnalysisManager cgam;
   llvm::ModuleAnalysisManager mam;
   llvm::PipelineTuningOptions pto;
+  // Lanai has no vector registers: the vectorisers could only spend time.
+  pto.LoopVectorization = false;
+  pto.SLPVectorization = false;
   llvm::PassBuilder pb(&tm, pto);
   pb.registerModuleAnalyses(mam);
   pb.registerCGSCCAnalyses(cgam);

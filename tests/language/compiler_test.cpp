@@ -162,34 +162,43 @@ TEST(LanguageCompiler, HelpersAreInternalAndHandlersNeverInlined) {
   EXPECT_NE(ir.text.find("call void @h()"), std::string::npos) << ir.text;
 }
 
-std::string big_program(int functions) {
-  std::string s = "import \"debug.fw\";\n"
+// A firmware-shaped file: per event a message struct, a constant, a helper with a
+// data-dependent loop, and a handler touching registers and a pinned ring.
+std::string big_program(int events) {
+  std::string s = "import \"lanai.fw\";\n"
                   "struct Pkt { len: u16; kind: u8; seq: u32; data: u8[16]; }\n"
                   "var ring: Pkt[8] @ 0x20000;\nvar total: u32;\n";
-  for (int i = 0; i < functions; ++i) {
+  for (int i = 0; i < events; ++i) {
     const std::string n = std::to_string(i);
-    s += "fn work" + n + "(p: *Pkt, k: u32) -> u32 {\n"
-         "  var acc: u32 = k + " + n + ";\n"
+    s += "struct Msg" + n + " { len: u16; kind: u8; seq: u32; words: u32[4]; }\n"
+         "const LIMIT" + n + " = " + n + " * 16 + 4;\n"
+         "var last" + n + ": Msg" + n + ";\n"
+         "fn step" + n + "(p: *Pkt, k: u32) -> u32 {\n"
+         "  var acc: u32 = k ^ " + n + ";\n"
          "  var i: u32 = 0;\n"
-         "  while i < 16 {\n"
-         "    if (p.data[i] & 1) != 0 { acc += p.data[i] as u32 << 2; } else { acc ^= i; }\n"
+         "  while i < (p.len & 15) as u32 {\n"
+         "    acc = (acc << 1) ^ p.data[i];\n"
          "    i += 1;\n"
          "  }\n"
-         "  p.seq = acc;\n"
-         "  p.len = (acc & 0xFFFF) as u16;\n"
-         "  return acc + p.kind;\n"
+         "  if acc > LIMIT" + n + " { p.seq = acc; } else { p.kind = (acc & 0xFF) as u8; }\n"
+         "  return acc;\n"
          "}\n"
-         "handler on_" + n + "() { total += work" + n + "(&ring[" + std::to_string(i % 8) +
-         "], total); }\n";
+         "handler on_" + n + "() {\n"
+         "  var p = &ring[(total + " + n + ") & 7];\n"
+         "  total += step" + n + "(p, total);\n"
+         "  last" + n + ".seq = total;\n"
+         "  last" + n + ".words[total & 3] = p.seq;\n"
+         "  if (ISR & RECV_INT_BIT) != 0 { ISR = RECV_INT_BIT; RML = 0x20000 + sizeof(Pkt); }\n"
+         "}\n";
   }
   s += "fn main() -> i32 {\n";
-  for (int i = 0; i < functions; ++i) s += "  on_" + std::to_string(i) + "();\n";
+  for (int i = 0; i < events; ++i) s += "  on_" + std::to_string(i) + "();\n";
   s += "  return 0;\n}\n";
   return s;
 }
 
 TEST(LanguageCompiler, TwoThousandLinesBuildQuickly) {
-  const std::string src = big_program(160);
+  const std::string src = big_program(95);
   ASSERT_GT(std::count(src.begin(), src.end(), '\n'), 1900);
   const fs::path path = write_temp("big.fw", src);
   assembler::BuildOptions bo;

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Builds every tests/language/programs/*.fw with `lanaikit build` at -O0 and -O2 (and -g
-once) and runs it with `lanaikit exec`: stdout must equal the program's `// expect:`
-block and the exit status its `// status: N` line (default 0)."""
+"""Builds every tests/language/programs/*.fw with `lanaikit build` at -O0, -O2 and -Os -g
+and runs it with `lanaikit exec`: stdout must equal the program's `// expect:` block and
+the exit status its `// status: N` line (default 0). `// with: a.c b.s` links more
+inputs (paths relative to the program)."""
 import argparse
 import os
 import subprocess
@@ -9,11 +10,14 @@ import sys
 
 
 def expectation(path):
-    out, status, inside = [], 0, False
+    out, status, inside, extra = [], 0, False, []
     with open(path) as f:
         for line in f:
             line = line.rstrip("\n")
-            if line.startswith("// status:"):
+            if line.startswith("// with:"):
+                extra += [os.path.join(os.path.dirname(path), p)
+                          for p in line.split(":", 1)[1].split()]
+            elif line.startswith("// status:"):
                 status = int(line.split(":", 1)[1])
             elif line.startswith("// expect:"):
                 inside = True
@@ -21,7 +25,7 @@ def expectation(path):
                 out.append(line[3:] if line.startswith("// ") else line[2:])
             else:
                 inside = False
-    return "".join(l + "\n" for l in out), status
+    return "".join(l + "\n" for l in out), status, extra
 
 
 def main():
@@ -37,11 +41,11 @@ def main():
     os.makedirs(args.work, exist_ok=True)
     failures = 0
     for prog in progs:
-        want_out, want_status = expectation(prog)
+        want_out, want_status, extra = expectation(prog)
         name = os.path.splitext(os.path.basename(prog))[0]
         for flags in (["-O0"], ["-O2"], ["-Os", "-g"]):
             elf = os.path.join(args.work, name + "".join(flags) + ".elf")
-            b = subprocess.run([args.lanaikit, "build", *flags, "-I", args.lib, "-o", elf, prog],
+            b = subprocess.run([args.lanaikit, "build", *flags, "-I", args.lib, "-o", elf, prog, *extra],
                                capture_output=True, text=True)
             if b.returncode != 0:
                 print(f"FAIL {name} {flags}: build failed\n{b.stderr}")
