@@ -41,14 +41,30 @@ void Diagnostics::emit(Pos pos, const char* kind, const std::string& msg) {
   const SourceFile& f = sm_.file(pos.file);
   const uint32_t offset = std::min<uint32_t>(pos.offset, uint32_t(f.text.size()));
   auto [line, col] = f.line_col(offset);
-  text_ += f.path + ":" + std::to_string(line) + ":" + std::to_string(col) + ": " + kind +
-           ": " + msg + "\n";
+  std::string text = f.path + ":" + std::to_string(line) + ":" + std::to_string(col) + ": " +
+                     kind + ": " + msg + "\n";
   std::string_view src = f.line_text(line);
-  text_ += std::string(src) + "\n";
+  text += std::string(src) + "\n";
   std::string caret;
   for (uint32_t i = 0; i + 1 < col && i < src.size(); ++i)
     caret += src[i] == '\t' ? '\t' : ' ';
-  text_ += caret + "^\n";
+  text += caret + "^\n";
+  if (std::string_view(kind) == "note" && !entries_.empty()) {
+    entries_.back().text += text; // travels with its error
+    return;
+  }
+  entries_.push_back({pos.file, offset, std::move(text)});
+}
+
+std::string Diagnostics::text() const {
+  std::vector<const Entry*> order;
+  for (const Entry& e : entries_) order.push_back(&e);
+  std::stable_sort(order.begin(), order.end(), [](const Entry* a, const Entry* b) {
+    return std::make_pair(a->file, a->offset) < std::make_pair(b->file, b->offset);
+  });
+  std::string out;
+  for (const Entry* e : order) out += e->text;
+  return out;
 }
 
 } // namespace lanaikit::fw

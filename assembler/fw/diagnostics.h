@@ -39,14 +39,23 @@ public:
   void warning(Pos pos, const std::string& msg) { emit(pos, "warning", msg); }
   void note(Pos pos, const std::string& msg) { emit(pos, "note", msg); }
   // An error with no source position ("file: error: msg" or just "error: msg").
-  void error_plain(const std::string& msg) { text_ += "error: " + msg + "\n"; ++errors_; }
+  void error_plain(const std::string& msg) {
+    entries_.push_back({~0u, ~0u, "error: " + msg + "\n"});
+    ++errors_;
+  }
   unsigned errors() const { return errors_; }
-  const std::string& text() const { return text_; }
+  // Everything reported, in source order (by file, then offset; a note stays with the
+  // error before it; messages without a position come last).
+  std::string text() const;
 
 private:
+  struct Entry {
+    uint32_t file, offset;
+    std::string text;
+  };
   void emit(Pos pos, const char* kind, const std::string& msg);
   const SourceManager& sm_;
-  std::string text_;
+  std::vector<Entry> entries_;
   unsigned errors_ = 0;
 };
 

@@ -922,9 +922,14 @@ private:
     switch (op) {
     case BinOp::Add: r = a + b; break;
     case BinOp::Sub: r = a - b; break;
-    case BinOp::Mul:
-      if (__builtin_mul_overflow(a, b, &r)) r = kUntypedLimit * 2;
+    case BinOp::Mul: {
+      // Overflow check by division (a 128-bit __builtin_mul_overflow needs compiler-rt).
+      using U = unsigned __int128;
+      const U ua = a < 0 ? U(0) - U(a) : U(a), ub = b < 0 ? U(0) - U(b) : U(b);
+      if (ua != 0 && ub > (~U(0) >> 2) / ua) r = kUntypedLimit * 2;
+      else r = Int(U(a) * U(b));
       break;
+    }
     case BinOp::Div:
     case BinOp::Rem:
       if (b == 0) {
