@@ -182,15 +182,22 @@ sim::Time Chip::advance(sim::Time horizon) {
     }
     return local_time();
   }
-  // Instructions start while their first cycle begins before the horizon. Each call runs
-  // as many as surely fit even if every one costs the most cycles an instruction can.
+  // Instructions start while their first cycle begins before the horizon: a cycle budget
+  // (Cpu::run_cycles) does exactly that in one call. With another base cost, or a batch
+  // limit, each call runs as many as surely fit even if every one costs the most cycles an
+  // instruction can.
   const uint64_t end = clock_.next_cycle(horizon);
   for (;;) {
     const uint64_t c = cycle_origin_ + cpu_.cycles();
     if (c >= end) return clock_.time_of(c);
-    uint64_t n = std::max<uint64_t>(1, (end - c) / max_insn_cycles_);
-    if (max_batch_) n = std::min(n, max_batch_);
-    const RunResult r = cpu_.run(n);
+    RunResult r;
+    if (!max_batch_ && params_.costs.base_cycles == 1) {
+      r = cpu_.run_cycles(end - c);
+    } else {
+      uint64_t n = std::max<uint64_t>(1, (end - c) / max_insn_cycles_);
+      if (max_batch_) n = std::min(n, max_batch_);
+      r = cpu_.run(n);
+    }
     switch (r.reason) {
     case StopReason::Limit: break;
     case StopReason::Yield:

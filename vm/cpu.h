@@ -92,6 +92,11 @@ public:
 
   // Fast interpreter: up to `max_insns` instructions.
   RunResult run(uint64_t max_insns);
+  // Fast interpreter with a cycle budget: runs instructions while each starts fewer than
+  // `max_cycles` cycles after the call began (the last one may end past it). The
+  // reference is stepping one instruction at a time while cycles() - start < max_cycles.
+  // Needs a base cost of 1 cycle per instruction.
+  RunResult run_cycles(uint64_t max_cycles);
 
   // Reference stepper: up to `max_insns` instructions, calling `trace` (if set) before each
   // instruction with its address and word.
@@ -180,6 +185,11 @@ private:
     // them first, and the interpreter always does before it leaves its loop.
     uint32_t lazy_sub = 0;
     uint32_t lazy_a = 0, lazy_b = 0;
+    // Cycle budgets (run_cycles): set for the call, and the stall cycles charged to the
+    // budget so far. Kept here, in memory, rather than in the interpreter's locals: only
+    // cold paths touch them, and the hot loop keeps its registers.
+    uint32_t cycle_mode = 0;
+    int64_t stall_charged = 0;
   };
   Core& core_; // lives in the SRAM's header (Sram::kHeaderBytes), see the constructor
   uint32_t* const regs_ = core_.regs;

@@ -30,7 +30,11 @@ namespace lanaikit::vm {
 struct Interp {
   // `storage` is the SRAM allocation: the core state (constructed in its header) and then
   // SRAM, see Sram::kHeaderBytes.
-  static RunResult run(uint8_t* storage, uint64_t max_insns, HandlerTables* export_tables);
+  // `budget` counts instructions, or with `cycles` set, cycles (base cost 1 per
+  // instruction plus stalls): then an instruction runs only if it starts before the
+  // budget's end (vm/cpu.h, Cpu::run_cycles).
+  static RunResult run(uint8_t* storage, uint64_t budget, HandlerTables* export_tables,
+                       bool cycles = false);
 
   // The flags, computed now if a sub.f left them lazy.
   [[gnu::always_inline]] static uint32_t materialize(Cpu::Core* core) {
@@ -69,10 +73,19 @@ RunResult Cpu::run(uint64_t max_insns) {
   return Interp::run(static_cast<uint8_t*>(sram_.header()), max_insns, nullptr);
 }
 
+RunResult Cpu::run_cycles(uint64_t max_cycles) {
+  if (fault_) return {StopReason::Fault, 0};
+  if (halted_) return {StopReason::Halted, 0};
+  if (costs_.base_cycles != 1)
+    throw std::logic_error("Cpu::run_cycles needs a base cost of 1 cycle per instruction");
+  return Interp::run(static_cast<uint8_t*>(sram_.header()), max_cycles, nullptr, true);
+}
+
 #define CAT2(a, b) a##b
 #define CAT(a, b) CAT2(a, b)
 
-RunResult Interp::run(uint8_t* const storage, uint64_t max_insns, HandlerTables* export_tables) {
+RunResult Interp::run(uint8_t* const storage, uint64_t max_insns, HandlerTables* export_tables,
+                      const bool cycles) {
 #define LANAIKIT_LABEL_N(name) &&N_##name,
 #define LANAIKIT_LABEL_D1(name) &&D1_##name,
 #define LANAIKIT_LABEL_D2(name) &&D2_##name,
@@ -104,6 +117,12 @@ RunResult Interp::run(uint8_t* const storage, uint64_t max_insns, HandlerTables*
   const int64_t budget = int64_t(std::min<uint64_t>(max_insns, uint64_t(INT64_MAX) - 1));
   int64_t left = budget;
   uint64_t extra = 0; // stall cycles accumulated in this call
+  // Cycle budgets: stalls are charged to `left` too, and counted (core->stall_charged) so
+  // that the instructions executed can be told from the cycles used.
+  core->cycle_mode = cycles;
+  core->stall_charged = 0;
+#define cyc (core->cycle_mode != 0)
+#define stall_charged (core->stall_charged)
   StopReason reason = StopReason::Limit;
   const Slot* ip = nullptr;
   const Slot* target = nullptr;
@@ -152,8 +171,26 @@ RunResult Interp::run(uint8_t* const storage, uint64_t max_insns, HandlerTables*
     ip += 1;                                                                                   \
     goto* ip->handler;                                                                         \
   } while (0)
-#define STALL(rd, s) (extra += (s))
+#define STALL(rd, s)                                                                           \
+  do {                                                                                         \
+    extra += (s);                                                                              \
+    if (__builtin_expect(cyc, 0)) {                                                            \
+      left -= (s);                                                                             \
+      stall_charged += (s);                                                                    \
+      if (left < 0) goto N_overrun;                                                            \
+    }                                                                                          \
+  } while (0)
 #define NO_STALL(rd, s) ((void)0)
+// Cycle budgets: a memory-mapped access (its cost is only known once done) leaves the run
+// and is executed by the precise path, which charges instruction by instruction.
+#define MMIO_ENTER                                                                             \
+  do {                                                                                         \
+    if (__builtin_expect(cyc, 0)) {                                                            \
+      left += ip->remaining;                                                                   \
+      goto precise;                                                                            \
+    }                                                                                          \
+  } while (0)
+#define MMIO_DONE ((void)0)
 #define SYNC_STATE SYNC_N
 #define EXIT_BEFORE goto N_yield
 #define FAULT_EXIT goto N_fault
@@ -276,6 +313,8 @@ N_LDW_PC : {
 #undef STALL
 #undef NO_STALL
 #undef SYNC_STATE
+#undef MMIO_ENTER
+#undef MMIO_DONE
 #undef EXIT_BEFORE
 #undef FAULT_EXIT
 #undef HALT_AFTER
@@ -288,8 +327,25 @@ N_LDW_PC : {
     ENTER_RUN;                                                                                 \
   } while (0)
 #define STALL(rd, s)                                                                           \
-  ((rd) < 32 && target_reads(rd) ? (extra += CPU->costs_.load_use_cycles) : 0)
+  do {                                                                                         \
+    if ((rd) < 32 && target_reads(rd)) {                                                       \
+      extra += CPU->costs_.load_use_cycles;                                                    \
+      if (__builtin_expect(cyc, 0)) {                                                          \
+        left -= CPU->costs_.load_use_cycles;                                                   \
+        stall_charged += CPU->costs_.load_use_cycles;                                          \
+      }                                                                                        \
+    }                                                                                          \
+  } while (0)
 #define NO_STALL(rd, s) STALL(rd, s)
+// Nothing follows in this charge: an overdrawn cycle budget makes the next charge fail.
+#define MMIO_ENTER ((void)0)
+#define MMIO_DONE                                                                              \
+  do {                                                                                         \
+    if (__builtin_expect(cyc, 0)) {                                                            \
+      left -= CPU->costs_.mmio_cycles;                                                         \
+      stall_charged += CPU->costs_.mmio_cycles;                                                \
+    }                                                                                          \
+  } while (0)
 #define SYNC_STATE SYNC_D1
 #define EXIT_BEFORE goto D1_yield
 #define FAULT_EXIT goto D1_fault
@@ -327,6 +383,8 @@ D1_LDW_PC:
 #undef STALL
 #undef NO_STALL
 #undef SYNC_STATE
+#undef MMIO_ENTER
+#undef MMIO_DONE
 #undef EXIT_BEFORE
 #undef FAULT_EXIT
 #undef HALT_AFTER
@@ -338,8 +396,24 @@ D1_LDW_PC:
     ip += 1;                                                                                   \
     goto* ip->delay1;                                                                          \
   } while (0)
-#define STALL(rd, s) (extra += (s))
+#define STALL(rd, s)                                                                           \
+  do {                                                                                         \
+    extra += (s);                                                                              \
+    if (__builtin_expect(cyc, 0)) {                                                            \
+      left -= (s);                                                                             \
+      stall_charged += (s);                                                                    \
+      if (left < 0) goto D2_overrun;                                                           \
+    }                                                                                          \
+  } while (0)
 #define NO_STALL(rd, s) ((void)0)
+#define MMIO_ENTER                                                                             \
+  do {                                                                                         \
+    if (__builtin_expect(cyc, 0)) {                                                            \
+      left += 2;                                                                               \
+      goto precise;                                                                            \
+    }                                                                                          \
+  } while (0)
+#define MMIO_DONE ((void)0)
 #define SYNC_STATE SYNC_D2
 #define EXIT_BEFORE goto D2_yield
 #define FAULT_EXIT goto D2_fault
@@ -378,6 +452,8 @@ D2_LDW_PC:
 #undef STALL
 #undef NO_STALL
 #undef SYNC_STATE
+#undef MMIO_ENTER
+#undef MMIO_DONE
 #undef EXIT_BEFORE
 #undef FAULT_EXIT
 #undef HALT_AFTER
@@ -385,7 +461,15 @@ D2_LDW_PC:
   // ---- the reference model for everything else -------------------------------------
 slow: // one instruction, already charged, at the synced pipeline state
   if (core->lazy_sub) materialize(core); // the reference model reads %sw directly
-  st = CPU->step_one();
+  {
+    const uint64_t stalls_before = CPU->stall_cycles_;
+    st = CPU->step_one();
+    if (cyc) {
+      const int64_t d = int64_t(CPU->stall_cycles_ - stalls_before);
+      left -= d;
+      stall_charged += d;
+    }
+  }
   if (st == Cpu::StepStatus::Fault || st == Cpu::StepStatus::Yield) {
     left += 1; // it did not execute
     reason = st == Cpu::StepStatus::Fault ? StopReason::Fault : StopReason::Yield;
@@ -444,12 +528,18 @@ precise: // nothing charged; fewer instructions left than the next run would tak
       }
     }
     if (core->lazy_sub) materialize(core); // the reference model reads %sw directly
+    const uint64_t stalls_before = CPU->stall_cycles_;
     st = CPU->step_one();
     if (st == Cpu::StepStatus::Fault || st == Cpu::StepStatus::Yield) {
       reason = st == Cpu::StepStatus::Fault ? StopReason::Fault : StopReason::Yield;
       goto done;
     }
     left -= 1;
+    if (cyc) {
+      const int64_t d = int64_t(CPU->stall_cycles_ - stalls_before);
+      left -= d;
+      stall_charged += d;
+    }
     if (st == Cpu::StepStatus::Halt) {
       CPU->halted_ = true;
       reason = StopReason::Halted;
@@ -462,6 +552,19 @@ precise: // nothing charged; fewer instructions left than the next run would tak
   // ---- exits from inside a handler -----------------------------------------------------
   // Before the instruction at ip (a fault, or a device asking for a retry): refund what was
   // charged for it and after it. After it (halt): refund what was charged after it.
+  // Cycle budgets: a stall at ip overdrew the budget; the rest of the run (charged at its
+  // start) may not start. Refund it and let the precise path decide instruction by
+  // instruction.
+N_overrun:
+  left += ip->remaining - 1;
+  ip += 1;
+  SYNC_N;
+  goto precise;
+D2_overrun: // ip ran; ip + 1 (charged with it) may not start
+  left += 1;
+  ip += 1;
+  SYNC_D1;
+  goto precise;
 N_yield:
   left += ip->remaining;
   SYNC_N;
@@ -507,12 +610,15 @@ halt:
   reason = StopReason::Halted;
 done : {
   if (core->lazy_sub) materialize(core);
-  const uint64_t executed = uint64_t(budget - left);
+  const uint64_t executed = uint64_t(budget - left - stall_charged);
+  core->cycle_mode = 0;
   CPU->instructions_ += executed;
   CPU->stall_cycles_ += extra;
   return {reason, executed};
 }
 
+#undef cyc
+#undef stall_charged
 #undef CPU
 #undef slots
 #undef mem
