@@ -38,18 +38,32 @@ uint32_t SourceManager::add(std::string path, std::string text) {
 }
 
 void Diagnostics::emit(Pos pos, const char* kind, const std::string& msg) {
+  // Beyond kMaxShown errors only the count grows (a pathological input must not produce
+  // megabytes of messages).
+  const bool is_note = std::string_view(kind) == "note";
+  if (is_note ? last_suppressed_ : errors_ >= kMaxShown) {
+    suppressed_ += is_note ? 0 : 1;
+    last_suppressed_ = true;
+    return;
+  }
+  last_suppressed_ = false;
   const SourceFile& f = sm_.file(pos.file);
   const uint32_t offset = std::min<uint32_t>(pos.offset, uint32_t(f.text.size()));
   auto [line, col] = f.line_col(offset);
   std::string text = f.path + ":" + std::to_string(line) + ":" + std::to_string(col) + ": " +
                      kind + ": " + msg + "\n";
+  // Long lines are shown as a window around the column.
   std::string_view src = f.line_text(line);
-  text += std::string(src) + "\n";
-  std::string caret;
-  for (uint32_t i = 0; i + 1 < col && i < src.size(); ++i)
+  size_t from = col - 1 > kWindow ? col - 1 - kWindow : 0;
+  std::string shown = from ? "..." : "";
+  shown += std::string(src.substr(from, 2 * kWindow));
+  if (from + 2 * kWindow < src.size()) shown += "...";
+  text += shown + "\n";
+  std::string caret(from ? 3 : 0, ' ');
+  for (size_t i = from; i + 1 < col && i < src.size(); ++i)
     caret += src[i] == '\t' ? '\t' : ' ';
   text += caret + "^\n";
-  if (std::string_view(kind) == "note" && !entries_.empty()) {
+  if (is_note && !entries_.empty()) {
     entries_.back().text += text; // travels with its error
     return;
   }
@@ -64,6 +78,8 @@ std::string Diagnostics::text() const {
   });
   std::string out;
   for (const Entry* e : order) out += e->text;
+  if (suppressed_)
+    out += "error: too many errors; " + std::to_string(suppressed_) + " more not shown\n";
   return out;
 }
 

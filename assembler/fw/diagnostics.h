@@ -35,7 +35,10 @@ private:
 class Diagnostics {
 public:
   explicit Diagnostics(const SourceManager& sm) : sm_(sm) {}
-  void error(Pos pos, const std::string& msg) { emit(pos, "error", msg); ++errors_; }
+  void error(Pos pos, const std::string& msg) {
+    emit(pos, "error", msg);
+    ++errors_;
+  }
   void warning(Pos pos, const std::string& msg) { emit(pos, "warning", msg); }
   void note(Pos pos, const std::string& msg) { emit(pos, "note", msg); }
   // An error with no source position ("file: error: msg" or just "error: msg").
@@ -54,9 +57,13 @@ private:
     std::string text;
   };
   void emit(Pos pos, const char* kind, const std::string& msg);
+  static constexpr unsigned kMaxShown = 50;
+  static constexpr size_t kWindow = 120; // columns shown either side of a long line's caret
   const SourceManager& sm_;
   std::vector<Entry> entries_;
   unsigned errors_ = 0;
+  unsigned suppressed_ = 0;
+  bool last_suppressed_ = false;
 };
 
 } // namespace lanaikit::fw

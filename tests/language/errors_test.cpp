@@ -351,6 +351,21 @@ TEST(LanguageErrors, ErrorsInImportedFileNameThatFile) {
             (dir / "defs.fw").string() + ":2:6: error: unknown type 'Nope'");
 }
 
+TEST(LanguageErrors, ManyErrorsAreCappedAndLongLinesWindowed) {
+  std::string src = "fn f() {";
+  for (int i = 0; i < 500; ++i) src += " v" + std::to_string(i) + "();";
+  src += " }";
+  CompileResult r = compile(src);
+  EXPECT_EQ(count(r.diagnostics, ": error: unknown function"), 50u);
+  EXPECT_NE(r.diagnostics.find("error: too many errors; 450 more not shown"), std::string::npos);
+  EXPECT_LT(r.diagnostics.size(), 50u * 600);
+  // The caret still points at the name within the shown window.
+  const std::string second = r.diagnostics.substr(r.diagnostics.find("t.fw:1:16:"));
+  const size_t l1 = second.find('\n'), l2 = second.find('\n', l1 + 1), l3 = second.find('\n', l2 + 1);
+  const std::string line = second.substr(l1 + 1, l2 - l1 - 1), caret = second.substr(l2 + 1, l3 - l2 - 1);
+  EXPECT_EQ(line.substr(caret.size() - 1, 3), "v1(");
+}
+
 TEST(LanguageErrors, SeveralIndependentErrorsNoCascade) {
   CompileResult r = compile("fn f() -> u32 {\n"
                             "  var a: u32 = missing + 1 + 2;\n" // one error, not three
