@@ -431,3 +431,130 @@ TEST(LayoutLink, ElfRoundTripKeepsTheTableOutsideTheLoadedImage) {
   std::string m = llvm::toString(bad.takeError());
   EXPECT_NE(m.find("x.elf: .lanaikit.layout: malformed layout table"), std::string::npos) << m;
 }
+
+// ---------------------------------------------------------------------------------------
+// End to end: firmware-language sources built into an image export their layouts.
+
+#if __has_include("assembler/fw/compile.h")
+#include <fstream>
+
+#include "assembler/build.h"
+#include "llvm/Support/FileSystem.h"
+
+namespace {
+
+class ScratchDir {
+public:
+  ScratchDir() {
+    llvm::SmallString<128> p;
+    EXPECT_FALSE(llvm::sys::fs::createUniqueDirectory("lanaikit-layout-test", p));
+    path_ = std::string(p);
+  }
+  ~ScratchDir() { llvm::sys::fs::remove_directories(path_); }
+  std::string file(const std::string& name, const std::string& contents) const {
+    std::string p = path_ + "/" + name;
+    std::ofstream(p) << contents;
+    return p;
+  }
+
+private:
+  std::string path_;
+};
+
+const char* kShared = R"(
+struct SendReq {
+    dest: u16;
+    flags: u16;
+    len: u32;
+    buf: *u8;
+    next: *SendReq;
+}
+)";
+
+BuildOptions bare() {
+  BuildOptions bo;
+  bo.nostdlib = true; // start.s defines _start: no dependence on the runtime's build
+  return bo;
+}
+
+} // namespace
+
+TEST(LayoutBuild, FirmwareLanguageObjectsExportTheirLayouts) {
+  ScratchDir dir;
+  dir.file("shared.fw", kShared);
+  std::string start = dir.file("start.s", kStart);
+  std::string a = dir.file("a.fw", R"(
+import "shared.fw";
+var sendq: SendReq[32] @ 0x20000;
+handler on_send() { sendq[0].len = 1; }
+fn main() -> i32 { on_send(); return 0; }
+)");
+  std::string b = dir.file("b.fw", R"(
+import "shared.fw";
+struct Header { kind: u8; len: u16; seq: u32; }
+var hdr: Header;
+var pending: *SendReq;
+handler on_packet() { hdr.seq += 1; }
+)");
+  auto img = build({start, a, b}, bare());
+  ASSERT_TRUE(bool(img)) << llvm::toString(img.takeError());
+
+  const StructLayout& req = img->layout("SendReq"); // from both objects: collapsed
+  EXPECT_EQ(req.size, 16u);
+  EXPECT_EQ(req.align, 4u);
+  EXPECT_EQ(req.field("len").offset, 4u);
+  EXPECT_EQ(req.field("len").size, 4u);
+  EXPECT_EQ(req.field("flags").offset, 2u);
+  EXPECT_EQ(req.field("next").offset, 12u);
+  EXPECT_EQ(req.field("len").type, "u32");
+  EXPECT_EQ(req.field("next").type, "*SendReq");
+  EXPECT_EQ(img->layout("Header").field("seq").offset, 4u);
+  EXPECT_EQ(img->layout("Header").size, 8u);
+  EXPECT_THROW((void)img->layout("Slot"), std::out_of_range);
+
+  const GlobalLayout* sendq = img->layout_table.find_global("sendq");
+  ASSERT_NE(sendq, nullptr);
+  EXPECT_EQ(sendq->pinned_address, 0x20000u);
+  EXPECT_EQ(sendq->size, 32u * 16u);
+  EXPECT_EQ(img->symbol("sendq"), 0x20000u);
+  const GlobalLayout* hdr = img->layout_table.find_global("hdr");
+  ASSERT_NE(hdr, nullptr);
+  EXPECT_FALSE(hdr->pinned_address.has_value());
+  EXPECT_EQ(hdr->type, "Header");
+
+  EXPECT_TRUE(img->handler_entry("on_send").has_value());
+  EXPECT_EQ(img->handler_entry("on_send"), img->symbol("on_send"));
+  EXPECT_EQ(img->handler_entry("on_packet"), img->symbol("on_packet"));
+  EXPECT_EQ(img->handler_entry("main"), std::nullopt);
+  EXPECT_EQ(img->symbol("__lanaikit_layout"), std::nullopt);
+
+  std::vector<uint8_t> bytes = elf_bytes(*img);
+  auto back = parse_elf(std::string_view(reinterpret_cast<const char*>(bytes.data()),
+                                         bytes.size()),
+                        "fw.elf");
+  ASSERT_TRUE(bool(back)) << llvm::toString(back.takeError());
+  EXPECT_EQ(*back, *img);
+  EXPECT_EQ(back->layout("SendReq").field("len").offset, 4u);
+}
+
+TEST(LayoutBuild, ConflictingStructsInTwoSourcesNameBoth) {
+  ScratchDir dir;
+  dir.file("shared.fw", kShared);
+  std::string start = dir.file("start.s", kStart);
+  std::string a = dir.file("a.fw", R"(
+import "shared.fw";
+var q: SendReq;
+fn main() -> i32 { return 0; }
+)");
+  std::string c = dir.file("c.fw", R"(
+struct SendReq { dest: u32; len: u32; }
+var other: SendReq;
+)");
+  auto img = build({start, a, c}, bare());
+  ASSERT_FALSE(bool(img));
+  std::string e = llvm::toString(img.takeError());
+  EXPECT_NE(e.find("layout conflict: struct SendReq"), std::string::npos) << e;
+  EXPECT_NE(e.find(a), std::string::npos) << e;
+  EXPECT_NE(e.find(c), std::string::npos) << e;
+}
+#endif
