@@ -213,10 +213,6 @@ private:
     llvm::Function* f = llvm::Function::Create(
         fty, internal ? llvm::GlobalValue::InternalLinkage : llvm::GlobalValue::ExternalLinkage,
         s->name, *mod_);
-    if (f->getName() != s->name) {
-      // The name is taken by something LLVM created (an intrinsic's libcall never is, but
-      // be safe): keep going with the renamed function.
-    }
     f->setDSOLocal(true);
     set_abi_attributes(f, s);
     f->addFnAttr(llvm::Attribute::NoUnwind);
@@ -248,7 +244,7 @@ private:
     sp_ = nullptr;
     if (dib_) {
       llvm::DIFile* file = di_file(it.pos.file);
-      auto [line, col] = m_.sources.file(it.pos.file).line_col(it.pos.offset);
+      const uint32_t line = m_.sources.file(it.pos.file).line_col(it.pos.offset).first;
       auto* sty = dib_->createSubroutineType(dib_->getOrCreateTypeArray({}));
       auto flags = llvm::DISubprogram::SPFlagDefinition;
       if (opt_.optnone == false) flags |= llvm::DISubprogram::SPFlagOptimized;
@@ -256,7 +252,6 @@ private:
       sp_ = dib_->createFunction(file, s->name, s->name, file, line, sty, line,
                                  llvm::DINode::FlagPrototyped, flags);
       fn_->setSubprogram(sp_);
-      (void)col;
       set_loc(it.pos);
     }
     // A placeholder after which allocas go (clang's "allocapt"); removed at the end.
@@ -266,13 +261,7 @@ private:
     ret_slot_ = s->type->kind == Type::Void ? nullptr : alloca_for(s->type, "retval");
     loops_.clear();
     // Parameters live in allocas like clang's; mem2reg promotes them.
-    unsigned i = 0;
-    for (llvm::Argument& a : fn_->args()) {
-      const Param& p = it.params[i];
-      a.setName(p.name);
-      (void)p;
-      ++i;
-    }
+    for (unsigned i = 0; i < fn_->arg_size(); ++i) fn_->getArg(i)->setName(it.params[i].name);
     for (Symbol* p : s->param_syms) {
       auto* slot = alloca_for(p->type, p->name + ".addr");
       store_value(fn_->getArg(unsigned(p->param_index)), slot, p->type, false);
@@ -295,9 +284,6 @@ private:
     ret_block_->moveAfter(&fn_->back());
     alloca_point_->eraseFromParent();
     alloca_point_ = nullptr;
-    if (ret_block_->hasNPredecessors(0) && ret_slot_) {
-      // Unreachable return block: keep IR valid anyway (it is).
-    }
     b_.SetCurrentDebugLocation(llvm::DebugLoc());
     sp_ = nullptr;
     fn_ = nullptr;

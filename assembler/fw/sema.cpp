@@ -224,30 +224,23 @@ private:
     GlobalContext gc(*this);
     st->state = StructInfo::InProgress;
     uint32_t offset = 0, align = 1;
-    bool ok = true;
     for (Field& f : st->decl->fields) {
       for (const FieldInfo& g : st->fields)
         if (g.name == f.name) {
           diag_.error(f.pos, "duplicate field " + q(f.name) + " in struct " + q(st->name));
           diag_.note(g.pos, "previous declaration of " + q(f.name) + " is here");
-          ok = false;
         }
       const Type* t = resolve_type(*f.type, true);
-      if (t->is_error()) {
-        ok = false;
-        continue;
-      }
+      if (t->is_error()) continue;
       offset = (offset + t->align - 1) / t->align * t->align;
       if (uint64_t(offset) + t->size > 0x7FFFFFFF) {
         diag_.error(f.pos, "struct " + q(st->name) + " is too large");
-        ok = false;
         break;
       }
       st->fields.push_back({f.name, t, offset, f.pos});
       offset += t->size;
       align = std::max(align, t->align);
     }
-    (void)ok;
     st->size = (offset + align - 1) / align * align;
     st->align = align;
     Type* ty = const_cast<Type*>(st->type);
@@ -405,9 +398,6 @@ private:
         Symbol *later = a, *earlier = b;
         if (std::make_pair(b->pos.file, b->pos.offset) > std::make_pair(a->pos.file, a->pos.offset))
           later = b, earlier = a;
-        if (later->pos.file != earlier->pos.file && later->pos.file == 0) {
-          // keep: the later one is in the root file
-        }
         diag_.error(later->item->expr->pos,
                     q(later->name) + " at [" + hex(later->address) + ", " +
                         hex(uint64_t(later->address) + later->type->size) + ") overlaps " +
