@@ -2,6 +2,7 @@
 
 #include "firmware/echo/echo.h"
 #include "host/process.h"
+#include "sim/profile_report.h"
 
 #include <algorithm>
 #include <chrono>
@@ -165,6 +166,7 @@ EchoResult run_echo(const EchoConfig& config, const assembler::FirmwareImage& fi
   for (uint32_t s : config.sizes)
     if (s > ECHO_MAX_DATA) throw std::invalid_argument("sizes are at most 65536 bytes");
   Cluster cluster(config.cluster);
+  std::vector<std::unique_ptr<vm::Profiler>> profilers;
   Ctx c{config, cluster, {}, {}, {}, {}, 0, 0, false, {}};
   c.log.resize(cluster.size());
   for (uint32_t i = 0; i < cluster.size(); ++i) {
@@ -182,6 +184,18 @@ EchoResult run_echo(const EchoConfig& config, const assembler::FirmwareImage& fi
       n.chip().host_write_sram(ECHO_CTL + ECHO_CTL_ROUTES + ECHO_MAX_ROUTE * j, route);
     }
     n.chip().set_max_batch(config.max_batch);
+    if (config.profile) {
+      vm::Chip& chip = n.chip();
+      profilers.push_back(std::make_unique<vm::Profiler>(chip.cpu(), [&chip] { return chip.local_time(); }));
+      vm::Profiler& prof = *profilers.back();
+      prof.set_dma_busy([&chip] { return chip.dma_busy(); });
+      for (const auto& h : config.handlers) {
+        const auto at = firmware.symbol(h);
+        if (!at) throw std::invalid_argument("no symbol '" + h + "' in the firmware to profile as a handler");
+        prof.add_handler(h, *at);
+      }
+      chip.set_instrument(&prof);
+    }
     n.chip().on_event([&c, i](const vm::ChipEventRecord& e) { c.log[i].push_back(e); });
     n.chip().on_stop([&c, &cluster](vm::Chip& chip) {
       c.failure = "the firmware stopped: " + chip.report();
@@ -222,6 +236,11 @@ EchoResult run_echo(const EchoConfig& config, const assembler::FirmwareImage& fi
     cluster.node(i).chip().host_read_sram(ECHO_CTL + ECHO_CTL_REJECTED, b);
     result.rejected += uint32_t(b[0]) << 24 | uint32_t(b[1]) << 16 | uint32_t(b[2]) << 8 | b[3];
   }
+  for (uint32_t i = 0; i < profilers.size(); ++i) {
+    result.handlers.push_back(profilers[i]->summaries());
+    result.profiles.push_back(format_profile(firmware, *profilers[i], cluster.node(i).name()));
+    cluster.node(i).chip().set_instrument(nullptr);
+  }
   result.events = k.events_run();
   result.agent_batches = k.agent_batches();
   result.trace_hash = k.trace_hash();
@@ -253,6 +272,16 @@ std::string format_echo(const EchoConfig& config, const EchoResult& r) {
       << us(b.cpu_send) << " | " << us(b.wire) << " | " << us(b.network) << " | "
       << us(b.cpu_recv) << " | " << us(b.dma_recv) << " | " << us(b.host_recv) << " | "
       << us(b.total) << " |\n";
+  }
+  if (!r.handlers.empty()) {
+    o << "\nper-handler instructions (profiler, exact per call)\n\n";
+    o << "| node | handler | calls | insns median | min | max | cycles median | DMA-wait cycles median |\n";
+    o << "|---:|---|---:|---:|---:|---:|---:|---:|\n";
+    for (size_t n = 0; n < r.handlers.size(); ++n)
+      for (const auto& h : r.handlers[n])
+        o << "| " << n << " | " << h.name << " | " << h.instructions.count << " | "
+          << h.instructions.median << " | " << h.instructions.min << " | " << h.instructions.max
+          << " | " << h.cycles.median << " | " << h.dma_wait_cycles.median << " |\n";
   }
   char line[256];
   const double sim_us = double(r.simulated) / double(kMicrosecond);

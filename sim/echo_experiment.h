@@ -10,6 +10,7 @@
 
 #include "assembler/image.h"
 #include "sim/cluster.h"
+#include "vm/profiler.h"
 
 #include <cstdint>
 #include <string>
@@ -24,6 +25,10 @@ struct EchoConfig {
   uint32_t iterations = 10;       // measured round trips per size
   uint64_t max_batch = 0;         // chips' batch limit (0: none; 1: the reference)
   Time time_limit = kSecond;      // simulated; past it the run stops with each chip's state
+  // Profile every chip (vm/profiler.h): per-handler events for these symbols, per-line
+  // counts. The CPUs then run on the reference model: same results, slower.
+  bool profile = false;
+  std::vector<std::string> handlers = {"send_message", "deliver"};
 };
 
 // Where one message's one-way time went, in picoseconds (they add up to `total`).
@@ -58,6 +63,9 @@ struct EchoResult {
   uint64_t agent_batches = 0;
   uint64_t trace_hash = 0;
   uint64_t rejected = 0;       // packets the firmware rejected (should be 0)
+  // With profiling: per node, the handler summaries and the text report.
+  std::vector<std::vector<vm::HandlerSummary>> handlers;
+  std::vector<std::string> profiles;
 };
 
 // Runs the experiment with `firmware` (built from firmware/echo/echo.c) on every node.

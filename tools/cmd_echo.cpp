@@ -31,7 +31,11 @@ const char* const kHelp =
     "  --warmup N       unmeasured round trips first (default 2)\n"
     "  --firmware F     the control program (default firmware/echo/echo.c)\n"
     "  --max-batch N    at most N instructions per CPU batch (1 = the reference schedule)\n"
-    "  --time-limit-ms N  stop (with every chip's state) after N simulated ms (default 1000)\n";
+    "  --time-limit-ms N  stop (with every chip's state) after N simulated ms (default 1000)\n"
+    "  --profile        profile the firmware: per-handler calls (--handlers), per-function and\n"
+    "                   per-line counts (the firmware is built with -g); slower, same results\n"
+    "  --handlers A,B   symbols profiled as handlers (default send_message,deliver)\n"
+    "  --profile-out P  also write the profile of node i to P.node<i>.txt\n";
 
 std::vector<std::string> split(const std::string& list, char sep) {
   std::vector<std::string> out;
@@ -52,6 +56,7 @@ int cmd_echo(int argc, char** argv) {
   sim::EchoConfig config;
   std::string platform = "vmmc";
   std::string firmware = std::string(LANAIKIT_SOURCE_DIR) + "/firmware/echo/echo.c";
+  std::string profile_out;
   try {
     Args args(argc, argv, 2);
     while (!args.empty()) {
@@ -64,7 +69,12 @@ int cmd_echo(int argc, char** argv) {
       else if (a == "--iterations") config.iterations = uint32_t(parse_count(a, args.value_for(a)));
       else if (a == "--warmup") config.warmup = uint32_t(parse_count(a, args.value_for(a)));
       else if (a == "--max-batch") config.max_batch = parse_count(a, args.value_for(a));
-      else if (a == "--time-limit-ms")
+      else if (a == "--profile") config.profile = true;
+      else if (a == "--handlers") config.handlers = split(args.value_for(a), ',');
+      else if (a == "--profile-out") {
+        profile_out = args.value_for(a);
+        config.profile = true;
+      } else if (a == "--time-limit-ms")
         config.time_limit = sim::Time(parse_count(a, args.value_for(a))) * sim::kMillisecond;
       else if (a == "--sizes") {
         config.sizes.clear();
@@ -86,6 +96,7 @@ int cmd_echo(int argc, char** argv) {
     bo.startup = LANAIKIT_CRT0;
     bo.runtime = split(LANAIKIT_RUNTIME_OBJECTS, ';');
     bo.sram_size = config.cluster.node.chip.sram_bytes;
+    bo.debug = config.profile; // line tables for the per-line profile
     auto image = assembler::build({firmware}, bo);
     if (!image) {
       std::fprintf(stderr, "lanaikit echo: %s\n", llvm::toString(image.takeError()).c_str());
@@ -99,6 +110,18 @@ int cmd_echo(int argc, char** argv) {
       std::printf("\n");
     }
     std::printf("\n%s", sim::format_echo(config, r).c_str());
+    for (size_t i = 0; i < r.profiles.size(); ++i) {
+      if (profile_out.empty()) {
+        std::printf("\n%s", r.profiles[i].c_str());
+        continue;
+      }
+      const std::string path = profile_out + ".node" + std::to_string(i) + ".txt";
+      std::FILE* f = std::fopen(path.c_str(), "w");
+      if (!f) throw std::runtime_error("cannot write " + path);
+      std::fputs(r.profiles[i].c_str(), f);
+      std::fclose(f);
+      std::printf("profile of node %zu written to %s\n", i, path.c_str());
+    }
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "lanaikit echo: %s\n", e.what());

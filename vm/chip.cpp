@@ -174,11 +174,15 @@ sim::Time Chip::advance(sim::Time horizon) {
     // whatever it scheduled bounds the next one.
     exact_pending_ = false;
     exact_ok_ = true;
-    const RunResult r = cpu_.run(1);
+    const RunResult r = run_cpu(1, false);
     exact_ok_ = false;
     if (r.reason == StopReason::Halted || r.reason == StopReason::Fault) {
       stop_cpu();
       return -1;
+    }
+    if (r.reason == StopReason::Break) {
+      exact_pending_ = true; // the access is still to be done when the CPU resumes
+      return pause();
     }
     return local_time();
   }
@@ -192,14 +196,15 @@ sim::Time Chip::advance(sim::Time horizon) {
     if (c >= end) return clock_.time_of(c);
     RunResult r;
     if (!max_batch_ && params_.costs.base_cycles == 1) {
-      r = cpu_.run_cycles(end - c);
+      r = run_cpu(end - c, true);
     } else {
       uint64_t n = std::max<uint64_t>(1, (end - c) / max_insn_cycles_);
       if (max_batch_) n = std::min(n, max_batch_);
-      r = cpu_.run(n);
+      r = run_cpu(n, false);
     }
     switch (r.reason) {
     case StopReason::Limit: break;
+    case StopReason::Break: return pause();
     case StopReason::Yield:
       exact_pending_ = true;
       ++counters_.exact_accesses;
@@ -209,6 +214,29 @@ sim::Time Chip::advance(sim::Time horizon) {
     }
     if (max_batch_) return local_time();
   }
+}
+
+RunResult Chip::run_cpu(uint64_t budget, bool cycle_budget) {
+  if (instrument_) return cpu_.run_instrumented(budget, cycle_budget, *instrument_);
+  return cycle_budget ? cpu_.run_cycles(budget) : cpu_.run(budget);
+}
+
+sim::Time Chip::pause() {
+  paused_ = true;
+  if (on_break_) on_break_(*this);
+  return -1;
+}
+
+// A debugger normally stops the kernel when the CPU pauses, so it resumes where it was. If
+// the world went on meanwhile, the CPU's clock jumps to the next edge: a paused CPU does
+// not execute, so that time is lost to it.
+void Chip::resume() {
+  if (!paused_) return;
+  paused_ = false;
+  if (!running()) return;
+  if (local_time() < kernel_.now())
+    cycle_origin_ = clock_.next_cycle(kernel_.now()) - cpu_.cycles();
+  kernel_.wake(agent_, local_time());
 }
 
 // ---- registers --------------------------------------------------------------------------

@@ -108,6 +108,18 @@ public:
   // batching tests compare against.
   void set_max_batch(uint64_t n) { max_batch_ = n; }
 
+  // Runs the CPU on the reference model with `ins` around every instruction (the
+  // profiler, the debugger); null returns to the fast interpreter. Results are the same
+  // either way (only the speed differs).
+  void set_instrument(Instrument* ins) { instrument_ = ins; }
+  // An Instrument stopped the CPU before an instruction (StopReason::Break): the chip
+  // pauses (its engines go on) and calls `fn`; resume() lets the CPU go on.
+  void on_break(std::function<void(Chip&)> fn) { on_break_ = std::move(fn); }
+  bool paused() const { return paused_; }
+  void resume();
+  // Whether the host-DMA or send-DMA engine is busy now (the profiler's DMA wait).
+  bool dma_busy() const { return host_dma_busy_ || send_busy_; }
+
   // Called when the CPU faults or halts (after it stopped). The fault report is
   // cpu().fault_report().
   void on_stop(std::function<void(Chip&)> fn) { on_stop_ = std::move(fn); }
@@ -168,6 +180,11 @@ private:
   net::Link* rx_ = nullptr;
   ChipCounters counters_;
   std::function<void(Chip&)> on_stop_;
+  std::function<void(Chip&)> on_break_;
+  Instrument* instrument_ = nullptr;
+  bool paused_ = false;
+  RunResult run_cpu(uint64_t budget, bool cycle_budget);
+  sim::Time pause();
   std::function<void(const ChipEventRecord&)> on_event_;
   void emit(ChipEvent kind, uint32_t bytes) {
     if (on_event_) on_event_(ChipEventRecord{kind, kernel_.now(), cpu_.instructions(), bytes});

@@ -341,6 +341,41 @@ RunResult Cpu::step_reference(uint64_t max_insns, const TraceFn& trace) {
   return {StopReason::Limit, done};
 }
 
+RunResult Cpu::run_instrumented(uint64_t budget, bool cycle_budget, Instrument& ins) {
+  if (fault_) return {StopReason::Fault, 0};
+  if (halted_) return {StopReason::Halted, 0};
+  const uint64_t start_cycles = cycles();
+  uint64_t done = 0;
+  StopReason reason = StopReason::Limit;
+  for (;;) {
+    if (cycle_budget ? cycles() - start_cycles >= budget : done >= budget) break;
+    const uint32_t pc = pc_;
+    if (!ins.before(pc)) {
+      reason = StopReason::Break;
+      break;
+    }
+    const uint64_t stalls = stall_cycles_;
+    const StepStatus s = step_one();
+    if (s == StepStatus::Fault) {
+      reason = StopReason::Fault;
+      break;
+    }
+    if (s == StepStatus::Yield) {
+      reason = StopReason::Yield;
+      break;
+    }
+    ++done;
+    ++instructions_;
+    ins.after(pc, uint32_t(costs_.base_cycles + (stall_cycles_ - stalls)));
+    if (s == StepStatus::Halt) {
+      halted_ = true;
+      reason = StopReason::Halted;
+      break;
+    }
+  }
+  return {reason, done};
+}
+
 std::string Cpu::register_dump() const {
   std::string out;
   char buf[64];

@@ -69,6 +69,20 @@ enum class StopReason : uint8_t {
   Halted, // the program stopped itself (bare-ABI EXIT)
   Fault,  // see fault()
   Yield,  // a device asked the CPU to stop before an access; resume to retry it
+  Break,  // an Instrument asked to stop before an instruction (a breakpoint, a watchpoint)
+};
+
+// Hooks around every instruction, for the profiler and the debugger. Only
+// Cpu::run_instrumented calls them (on the reference model): the fast interpreter knows
+// nothing of them, so they cost nothing when nobody instruments.
+class Instrument {
+public:
+  virtual ~Instrument() = default;
+  // Before the instruction at `pc` (pc/npc/nnpc are the Cpu's). Returning false stops the
+  // run before it with StopReason::Break; the next run calls before() again.
+  virtual bool before(uint32_t pc) = 0;
+  // After it completed (not after a fault or a yield): its cycles, base cost plus stalls.
+  virtual void after(uint32_t pc, uint32_t cycles) = 0;
 };
 
 struct RunResult {
@@ -97,6 +111,9 @@ public:
   // reference is stepping one instruction at a time while cycles() - start < max_cycles.
   // Needs a base cost of 1 cycle per instruction.
   RunResult run_cycles(uint64_t max_cycles);
+  // The reference model one instruction at a time with `ins` around each, under an
+  // instruction budget or (cycle_budget) a cycle budget as run()/run_cycles() define them.
+  RunResult run_instrumented(uint64_t budget, bool cycle_budget, Instrument& ins);
 
   // Reference stepper: up to `max_insns` instructions, calling `trace` (if set) before each
   // instruction with its address and word.

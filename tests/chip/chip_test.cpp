@@ -3,6 +3,7 @@
 #include "firmware.h"
 #include "host/address_space.h"
 #include "sim/node.h"
+#include "vm/profiler.h"
 
 #include <gtest/gtest.h>
 
@@ -205,6 +206,69 @@ TEST(Chip, HostMayOnlyTouchItsRegisters) {
   EXPECT_THROW(r.node->chip().host_write_reg(Offset::CTR, 4), std::invalid_argument);
   EXPECT_THROW(r.node->chip().host_write_reg(0x44, 4), std::out_of_range);
   EXPECT_THROW(r.node->chip().host_write_sram(256 * 1024 - 2, std::vector<uint8_t>(4)), std::out_of_range);
+}
+
+} // namespace
+} // namespace lanaikit
+
+namespace lanaikit {
+namespace {
+
+// Per-word counts add up to the CPU's own counters, cycle for cycle.
+TEST(Profiler, WordCountsAddUpToTheCpuCounters) {
+  Rig r(1, 0x20000, 1024);
+  vm::Profiler prof(r.node->chip().cpu(), [&] { return r.node->chip().local_time(); });
+  const uint64_t insns0 = r.node->chip().cpu().instructions(), cycles0 = r.node->chip().cpu().cycles();
+  r.node->chip().set_instrument(&prof);
+  r.run();
+  ASSERT_TRUE(r.node->chip().cpu().halted());
+  uint64_t insns = 0, cycles = 0;
+  for (uint64_t v : prof.instructions_by_word()) insns += v;
+  for (uint64_t v : prof.cycles_by_word()) cycles += v;
+  EXPECT_EQ(insns, r.node->chip().cpu().instructions() - insns0);
+  EXPECT_EQ(cycles, r.node->chip().cpu().cycles() - cycles0);
+  EXPECT_EQ(prof.total_instructions(), insns);
+  EXPECT_EQ(r.result(0), 0u); // and the program still did its job
+}
+
+// A breakpoint pauses the chip before the instruction; resuming goes on exactly.
+struct BreakAt : vm::Instrument {
+  uint32_t at;
+  bool armed = true;
+  int hits = 0;
+  bool before(uint32_t pc) override {
+    if (armed && pc == at) {
+      armed = false;
+      ++hits;
+      return false;
+    }
+    return true;
+  }
+  void after(uint32_t, uint32_t) override {}
+};
+
+TEST(Profiler, BreakPausesTheChipAndResumeContinues) {
+  Rig r(2, 40);
+  BreakAt b;
+  b.at = *test::build_firmware({test::source("tests/chip/fw/chiptest.c")}).symbol("main");
+  r.node->chip().set_instrument(&b);
+  bool paused = false;
+  r.node->chip().on_break([&](vm::Chip&) {
+    paused = true;
+    r.kernel.stop();
+  });
+  r.kernel.run_until(10 * sim::kMillisecond); // returns at the break (on_break stops it)
+  ASSERT_TRUE(paused);
+  const Time at_break = r.kernel.now();
+  EXPECT_LT(at_break, 10 * sim::kMicrosecond);
+  EXPECT_TRUE(r.node->chip().paused());
+  EXPECT_EQ(r.node->chip().cpu().pc(), b.at);
+  r.node->chip().resume();
+  r.run();
+  ASSERT_TRUE(r.node->chip().cpu().halted()) << r.node->chip().report();
+  EXPECT_EQ(b.hits, 1);
+  EXPECT_FALSE(r.node->chip().paused());
+  EXPECT_GE(r.result(0), 40u);
 }
 
 } // namespace

@@ -22,8 +22,9 @@ const assembler::FirmwareImage& echo_fw() {
   return img;
 }
 
-sim::EchoResult echo(uint64_t max_batch) {
+sim::EchoResult echo(uint64_t max_batch, bool profile = false) {
   sim::EchoConfig c;
+  c.profile = profile;
   c.cluster = vmmc(2);
   c.sizes = {4, 200, 1500};
   c.warmup = 1;
@@ -47,6 +48,33 @@ TEST(System, BatchingNeverChangesTheEventTrace) {
     EXPECT_EQ(ref.sizes[i].recv_insns, fast.sizes[i].recv_insns);
   }
   EXPECT_GT(ref.agent_batches, 2 * fast.agent_batches); // the batches did differ
+}
+
+// The profiler runs the CPUs on the reference model with hooks: nothing observable may
+// change, and its counts must be exact.
+TEST(System, ProfilingChangesNothingAndCountsEveryCall) {
+  const sim::EchoResult plain = echo(0), prof = echo(0, true);
+  EXPECT_EQ(plain.trace_hash, prof.trace_hash);
+  EXPECT_EQ(plain.guest_instructions, prof.guest_instructions);
+  ASSERT_EQ(prof.handlers.size(), 2u);
+  // Each node sends 12 messages (3 sizes x 4 round trips) and delivers 12; node 0's last
+  // delivery is still finishing when its host sees the completion and the run ends.
+  for (size_t n = 0; n < prof.handlers.size(); ++n) {
+    const auto& node = prof.handlers[n];
+    ASSERT_EQ(node.size(), 2u);
+    EXPECT_EQ(node[0].name, "send_message");
+    EXPECT_EQ(node[0].instructions.count, 12u);
+    EXPECT_EQ(node[1].name, "deliver");
+    EXPECT_EQ(node[1].instructions.count, n == 0 ? 11u : 12u);
+    // The send path does not depend on the size: every call takes the same instructions.
+    EXPECT_EQ(node[0].instructions.min, node[0].instructions.max);
+    EXPECT_GT(node[0].instructions.min, 20u);
+    // Delivering a bigger message waits longer for its DMA.
+    EXPECT_GT(node[1].instructions.max, node[1].instructions.min);
+    EXPECT_GT(node[1].dma_wait_cycles.max, 0u);
+  }
+  EXPECT_NE(prof.profiles[0].find("| send_message | 12 |"), std::string::npos) << prof.profiles[0];
+  EXPECT_NE(prof.profiles[0].find("| deliver | 11 |"), std::string::npos) << prof.profiles[0];
 }
 
 TEST(System, SameInputsSameTraceHash) {

@@ -1,0 +1,134 @@
+#include "vm/profiler.h"
+
+#include "isa/inst.h"
+
+#include <algorithm>
+#include <bit>
+#include <stdexcept>
+
+namespace lanaikit::vm {
+
+namespace {
+constexpr unsigned kRca = 15; // return address of the call sequence (docs/abi.md)
+constexpr unsigned kSp = 4;
+} // namespace
+
+Profiler::Profiler(Cpu& cpu, std::function<sim::Time()> clock)
+    : cpu_(cpu), clock_(std::move(clock)), handler_at_(cpu.sram().size() / 4, 0),
+      insns_(cpu.sram().size() / 4, 0), cycles_(cpu.sram().size() / 4, 0) {}
+
+uint32_t Profiler::add_handler(std::string name, uint32_t entry) {
+  if (entry % 4 || entry / 4 >= handler_at_.size())
+    throw std::invalid_argument("handler '" + name + "': entry " + std::to_string(entry) +
+                                " is not a word in SRAM");
+  if (handler_at_[entry / 4])
+    throw std::invalid_argument("handler '" + name + "': entry already belongs to '" +
+                                handlers_[handler_at_[entry / 4] - 1].name + "'");
+  handlers_.push_back({std::move(name), entry});
+  handler_at_[entry / 4] = uint32_t(handlers_.size());
+  return uint32_t(handlers_.size() - 1);
+}
+
+void Profiler::reset_counts() {
+  std::fill(insns_.begin(), insns_.end(), 0);
+  std::fill(cycles_.begin(), cycles_.end(), 0);
+  invocations_.clear();
+  dropped_ = 0;
+  handler_cycles_ = total_cycles_ = total_insns_ = 0;
+}
+
+bool Profiler::before(uint32_t pc) {
+  // Returns first: the innermost invocation ends when its return point is next (at the
+  // same stack depth, so a recursive call returning to the same address does not count).
+  while (!active_.empty() && pc == active_.back().return_pc &&
+         cpu_.reg(kSp) >= active_.back().sp) {
+    Active a = std::move(active_.back());
+    active_.pop_back();
+    a.inv.end = now();
+    if (invocations_.size() < max_invocations_) invocations_.push_back(a.inv);
+    else ++dropped_;
+  }
+  if (pc / 4 < handler_at_.size()) {
+    if (const uint32_t h = handler_at_[pc / 4]) {
+      Active a;
+      a.handler = h - 1;
+      a.return_pc = cpu_.reg(kRca);
+      a.sp = cpu_.reg(kSp);
+      a.inv.handler = h - 1;
+      a.inv.start = now();
+      active_.push_back(a);
+    }
+  }
+  stalls_at_before_ = cpu_.stall_cycles();
+  return true;
+}
+
+void Profiler::after(uint32_t pc, uint32_t cycles) {
+  if (pc / 4 < insns_.size()) {
+    insns_[pc / 4] += 1;
+    cycles_[pc / 4] += cycles;
+  }
+  ++total_insns_;
+  total_cycles_ += cycles;
+  if (active_.empty()) return;
+  handler_cycles_ += cycles;
+  const uint64_t stalls = cpu_.stall_cycles() - stalls_at_before_;
+  const bool dma = dma_busy_ && dma_busy_();
+  // Every enclosing invocation includes the instruction (inclusive counts).
+  for (Active& a : active_) {
+    a.inv.instructions += 1;
+    a.inv.cycles += cycles;
+    a.inv.stall_cycles += stalls;
+    if (dma) a.inv.dma_wait_cycles += cycles;
+  }
+}
+
+namespace {
+
+Distribution distribution(std::vector<uint64_t> v) {
+  Distribution d;
+  d.count = v.size();
+  if (v.empty()) return d;
+  std::sort(v.begin(), v.end());
+  d.min = v.front();
+  d.max = v.back();
+  d.median = v[(v.size() - 1) / 2];
+  // p99 by the nearest-rank method: the smallest value with at least 99% at or below it.
+  const size_t rank = (99 * v.size() + 99) / 100; // ceil(0.99 n)
+  d.p99 = v[std::max<size_t>(rank, 1) - 1];
+  double sum = 0;
+  for (uint64_t x : v) {
+    sum += double(x);
+    const size_t b = x == 0 ? 0 : size_t(std::bit_width(x));
+    if (d.log2_histogram.size() <= b) d.log2_histogram.resize(b + 1, 0);
+    ++d.log2_histogram[b];
+  }
+  d.mean = sum / double(v.size());
+  return d;
+}
+
+} // namespace
+
+std::vector<HandlerSummary> Profiler::summaries() const {
+  std::vector<HandlerSummary> out(handlers_.size());
+  std::vector<std::vector<uint64_t>> ins(handlers_.size()), cyc(handlers_.size()),
+      stall(handlers_.size()), dma(handlers_.size()), dur(handlers_.size());
+  for (const Invocation& i : invocations_) {
+    ins[i.handler].push_back(i.instructions);
+    cyc[i.handler].push_back(i.cycles);
+    stall[i.handler].push_back(i.stall_cycles);
+    dma[i.handler].push_back(i.dma_wait_cycles);
+    dur[i.handler].push_back(uint64_t(i.end - i.start));
+  }
+  for (size_t h = 0; h < handlers_.size(); ++h) {
+    out[h].name = handlers_[h].name;
+    out[h].instructions = distribution(std::move(ins[h]));
+    out[h].cycles = distribution(std::move(cyc[h]));
+    out[h].stall_cycles = distribution(std::move(stall[h]));
+    out[h].dma_wait_cycles = distribution(std::move(dma[h]));
+    out[h].duration_ps = distribution(std::move(dur[h]));
+  }
+  return out;
+}
+
+} // namespace lanaikit::vm
