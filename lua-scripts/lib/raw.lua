@@ -1,0 +1,264 @@
+-- raw.lua -- the host side of raw messages (firmware/raw/raw.fw; protocol in docs/raw.md).
+--
+--   local raw = require "raw"
+--   local fw = lk.firmware{ sources = { "firmware/raw/raw.fw" } }
+--   local c = lk.cluster{ platform = plat, nodes = 4 }
+--   local net = raw.setup(c, fw, { platform = plat })   -- loads, sets up and starts every node
+--   c:spawn(0, "tx", function(p) local ep = raw.endpoint(p); ep:send(1, "hello") end)
+--   c:spawn(1, "rx", function(p) local ep = raw.endpoint(p); local src, data = ep:recv() end)
+--   c:run{ for_ns = 1e6 }
+--
+-- Everything in SRAM is found through the image: the pinned global `raw` (fw:symbol) and
+-- the structs RawCtl, RawRoute, RawSendDesc, RawCompletion (fw:layout). Firmware data is
+-- big-endian; host memory is read with string.unpack(">I4", ...) accordingly.
+--
+-- One process per node may send and one may receive (they may be the same process): two
+-- senders on one node would interleave descriptor writes at different local times.
+local raw = {}
+
+local function be32(s, at)
+  return (string.unpack(">I4", s, at or 1))
+end
+
+local function field(layout, name)
+  local f = layout.fields[name]
+  if not f then error("raw: the firmware's " .. layout.name .. " has no field '" .. name .. "'", 3) end
+  return f.offset
+end
+
+-- What the firmware exports, resolved once per image.
+local function firmware_map(fw)
+  local base = fw:symbol("raw")
+  if not base then error("raw: the firmware has no pinned global 'raw' (is it firmware/raw/raw.fw?)", 3) end
+  local ctl = fw:layout("RawCtl")
+  local route = fw:layout("RawRoute")
+  local desc = fw:layout("RawSendDesc")
+  local cq = fw:layout("RawCompletion")
+  local m = { base = base, ctl = {}, route = route, desc = desc, cq = cq }
+  for _, name in ipairs { "node", "send_done_addr", "recv_ring", "recv_slot_bytes", "recv_slots",
+                          "recv_cq", "go", "send_produced", "recv_consumed", "send_consumed",
+                          "sent", "delivered", "bad_send", "bad_crc", "bad_magic", "bad_len",
+                          "ring_full", "routes", "sendq" } do
+    m.ctl[name] = base + field(ctl, name)
+  end
+  m.max_nodes = ctl.fields.routes.size // route.size
+  m.send_slots = ctl.fields.sendq.size // desc.size
+  m.route_len = field(route, "len")
+  m.route_hops = field(route, "hops")
+  m.route_max = route.fields.hops.size
+  m.desc_dest, m.desc_len, m.desc_addr = field(desc, "dest"), field(desc, "len"), field(desc, "host_addr")
+  -- Cross-check the completion entry against the unpack format below.
+  assert(cq.size == 16 and field(cq, "index") == 0 and field(cq, "seq") == 4 and field(cq, "len") == 8
+         and field(cq, "src") == 12 and field(cq, "slot") == 14,
+         "raw: RawCompletion changed; update raw.lua's unpack format")
+  return m
+end
+
+-- raw.MAX_BYTES: the firmware's one-packet limit (RawTxBuf's payload); set by setup.
+raw.MAX_BYTES = 4096
+
+-- Host costs charged with p:advance_ns, from the platform where it has them.
+-- * send_post: the paper's whole cost of posting a send (VMMC: "Posting a send >= 0.5 us
+--   if only writes are used"). Our PIO writes already charge pio_write_ns each (5 per send:
+--   3 descriptor words, the producer index, the doorbell), so only what is left of
+--   send_post after them is charged as software time (VMMC: 500 - 5 x 121 < 0, so none).
+-- * copy: copying the payload into the send buffer and out of the receive slot. No
+--   platform gives a host memcpy rate, so it is charged only if the platform has
+--   host.costs.copy_mb_per_s (assumption, stated: otherwise copies are free).
+local function host_costs(platform)
+  local costs = platform and platform.host and platform.host.costs or {}
+  local pio_write_ns = platform and platform.pci and platform.pci.pio_write_ns or 0
+  return {
+    post_ns = math.max(0, (costs.send_post or 0) - 5 * pio_write_ns),
+    copy_ns_per_byte = costs.copy_mb_per_s and 1e3 / costs.copy_mb_per_s or 0,
+    recv_ns = costs.recv_poll or 0, -- no platform has it yet
+  }
+end
+
+local current -- the last set-up network, for raw.endpoint(p)
+
+-- raw.setup(cluster, fw, opts) -> net
+-- opts: platform (table, for host costs), slots (receive-ring slots per node, default 32),
+--       slot_bytes (default 4096), start (default true: load the firmware and start the
+--       chips; false if the caller already loaded and will start them).
+function raw.setup(cluster, fw, opts)
+  opts = opts or {}
+  local m = firmware_map(fw)
+  local n = cluster:size()
+  if n > m.max_nodes then error(("raw.setup: %d nodes, the firmware's route table holds %d"):format(n, m.max_nodes), 2) end
+  local slots = opts.slots or 32
+  local slot_bytes = opts.slot_bytes or 4096
+  if slot_bytes % 4 ~= 0 then error("raw.setup: slot_bytes must be a multiple of 4", 2) end
+  local net = { cluster = cluster, fw = fw, map = m, slots = slots, slot_bytes = slot_bytes,
+                costs = host_costs(opts.platform), nodes = {} }
+  if opts.start ~= false then cluster:load(fw) end
+  for i = 0, n - 1 do
+    local node = cluster:node(i)
+    -- Host memory: send buffers (one page per send slot), the receive ring, the
+    -- completion ring and the send-completion word, each in fresh pages.
+    local st = {
+      index = i,
+      node = node,
+      send_bufs = node:host_alloc(m.send_slots * 4096),
+      recv_ring = node:host_alloc(slots * slot_bytes),
+      recv_cq = node:host_alloc(slots * m.cq.size),
+      send_done = node:host_alloc(4),
+      produced = 0, done = 0, -- send side: descriptors posted / known taken
+      consumed = 0,           -- receive side: completions consumed
+    }
+    local w = function(name, v) node:sram_write32(m.ctl[name], v) end
+    w("node", i)
+    w("send_done_addr", st.send_done)
+    w("recv_ring", st.recv_ring)
+    w("recv_slot_bytes", slot_bytes)
+    w("recv_slots", slots)
+    w("recv_cq", st.recv_cq)
+    w("send_produced", 0)
+    w("recv_consumed", 0)
+    for j = 0, m.max_nodes - 1 do
+      local at = m.ctl.routes + j * m.route.size
+      local route = j < n and cluster:route(i, j) or nil
+      if route and #route <= m.route_max then
+        node:sram_write32(at + m.route_len, #route)
+        -- Right-aligned, so the firmware copies whole words (raw.fw, RawRoute).
+        node:sram_write(at + m.route_hops, string.rep("\0", m.route_max - #route) .. route)
+      else
+        node:sram_write32(at + m.route_len, 0xFFFFFFFF) -- no route: sends are refused
+      end
+    end
+    w("go", 1)
+    net.nodes[i] = st
+  end
+  if opts.start ~= false then cluster:start() end
+  setmetatable(net, { __index = raw.Net })
+  current = net
+  return net
+end
+
+raw.Net = {}
+
+-- Firmware counters of node i, read from SRAM (untimed): sent, delivered, bad_send,
+-- bad_crc, bad_magic, bad_len, ring_full, send_consumed.
+function raw.Net:counters(i)
+  local node = self.nodes[i].node
+  local t = {}
+  for _, k in ipairs { "sent", "delivered", "bad_send", "bad_crc", "bad_magic", "bad_len",
+                       "ring_full", "send_consumed" } do
+    t[k] = node:sram_read32(self.map.ctl[k])
+  end
+  return t
+end
+
+local Endpoint = {}
+Endpoint.__index = Endpoint
+
+local function node_index(p)
+  local node = p:node()
+  return node:index()
+end
+
+-- net:endpoint(p) / raw.endpoint(p [, net]): the endpoint of p's node.
+function raw.Net:endpoint(p)
+  local st = self.nodes[node_index(p)]
+  return setmetatable({ p = p, net = self, st = st, m = self.map, costs = self.costs }, Endpoint)
+end
+
+function raw.endpoint(p, net)
+  net = net or current
+  if not net then error("raw.endpoint: call raw.setup first", 2) end
+  return net:endpoint(p)
+end
+
+-- Low level: post a descriptor for `len` bytes already at host physical address `addr`.
+-- Waits (in simulated time) for a free send slot. Returns the descriptor's index.
+function Endpoint:post(dest, len, addr)
+  local p, st, m = self.p, self.st, self.m
+  local k = st.produced
+  if k - st.done >= m.send_slots then
+    -- The firmware DMAs its consumer index here after fetching each payload.
+    p:wait_memory(function()
+      st.done = be32(p:read(st.send_done, 4))
+      return k - st.done < m.send_slots
+    end)
+  end
+  local d = m.ctl.sendq + (k % m.send_slots) * m.desc.size
+  p:pio_write32(d + m.desc_dest, dest)
+  p:pio_write32(d + m.desc_len, len)
+  p:pio_write32(d + m.desc_addr, addr)
+  st.produced = k + 1
+  p:pio_write32(m.ctl.send_produced, st.produced)
+  p:pio_write_reg("HOST_SIG", st.produced)
+  if self.costs.post_ns > 0 then p:advance_ns(self.costs.post_ns) end
+  return k
+end
+
+-- ep:send(dest, data) sends a string; ep:send(dest, n) sends n bytes of whatever the send
+-- buffer holds (no Lua-side copy: for bandwidth runs that do not check data).
+function Endpoint:send(dest, data)
+  local st, m = self.st, self.m
+  local len = type(data) == "number" and data or #data
+  if len > raw.MAX_BYTES then
+    error(("raw: a message is at most %d bytes (one packet), got %d"):format(raw.MAX_BYTES, len), 2)
+  end
+  local buf = st.send_bufs + (st.produced % m.send_slots) * 4096
+  -- The slot's buffer is free once the slot is: wait for it before writing the payload.
+  if st.produced - st.done >= m.send_slots then
+    local p = self.p
+    p:wait_memory(function()
+      st.done = be32(p:read(st.send_done, 4))
+      return st.produced - st.done < m.send_slots
+    end)
+  end
+  if type(data) == "string" and len > 0 then self.p:write(buf, data) end
+  if self.costs.copy_ns_per_byte > 0 then self.p:advance_ns(len * self.costs.copy_ns_per_byte) end
+  return self:post(dest, len, buf)
+end
+
+-- Waits until every message this node posted has been fetched by the firmware.
+function Endpoint:flush()
+  local p, st = self.p, self.st
+  if st.done < st.produced then
+    p:wait_memory(function()
+      st.done = be32(p:read(st.send_done, 4))
+      return st.done >= st.produced
+    end)
+  end
+end
+
+-- ep:recv() -> src, data, seq (seq: the sender's per-destination sequence number).
+-- ep:recv(true) skips reading the payload (returns its length instead of the data).
+function Endpoint:recv(length_only)
+  local p, st, net = self.p, self.st, self.net
+  local k = st.consumed
+  local slot = k % net.slots
+  local e = st.recv_cq + slot * 16
+  local want = (k + 1) & 0xFFFFFFFF
+  if be32(p:read(e, 4)) ~= want then
+    p:wait_memory(function() return be32(p:read(e, 4)) == want end)
+  end
+  local _, seq, len, src, fslot = string.unpack(">I4I4I4I2I2", p:read(e, 16))
+  assert(fslot == slot, "raw: completion names slot " .. fslot .. ", expected " .. slot)
+  local data = len
+  if not length_only and len > 0 then data = p:read(st.recv_ring + slot * net.slot_bytes, len)
+  elseif not length_only then data = "" end
+  if self.costs.copy_ns_per_byte > 0 and not length_only then p:advance_ns(len * self.costs.copy_ns_per_byte) end
+  if self.costs.recv_ns > 0 then p:advance_ns(self.costs.recv_ns) end
+  st.consumed = k + 1
+  -- Return the slot (one posted PIO write; the firmware re-arms when it sees room).
+  p:pio_write32(self.m.ctl.recv_consumed, st.consumed)
+  return src, data, seq
+end
+
+-- A transport for lua-scripts/lib/traffic.lua over this network.
+function raw.Net:transport()
+  local net = self
+  return {
+    name = "raw",
+    size = net.cluster:size(),
+    max_bytes = raw.MAX_BYTES,
+    cluster = net.cluster,
+    endpoint = function(p) return net:endpoint(p) end,
+  }
+end
+
+return raw
