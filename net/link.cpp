@@ -209,10 +209,12 @@ void Link::chunk_arrived(RxItem item, uint32_t wire_bytes, bool check_crc, uint8
   counters_.bytes_received += item.length;
   if (check_crc) {
     ++counters_.packets_received;
-    if (crc8(item.packet->bytes) != wire_crc) {
+    const bool crc_ok = crc8(item.packet->bytes) == wire_crc;
+    if (!crc_ok) {
       item.packet->status |= kCrcError;
       ++counters_.crc_errors;
     }
+    if (tap_) tap_(*item.packet, kernel_.now(), crc_ok);
     kernel_.trace(item.packet->id);
     kernel_.trace(uint64_t(kernel_.now()));
   }

@@ -78,6 +78,13 @@ public:
   // The sink can take more: the link offers its buffered bytes again (in a new event).
   void sink_ready();
   uint32_t buffered_bytes() const { return buffered_; }
+  // A capture tap (a pcapng writer, a test): called when a packet's tail has arrived at the
+  // receiving end, with the packet as it crossed this link (route bytes still on, no CRC
+  // byte), the arrival time, and whether this link's CRC check passed. Dropped packets
+  // never arrive, so never reach the tap. One tap per link; an empty function removes it.
+  // Without a tap the cost is one branch per packet tail.
+  using Tap = std::function<void(const Packet&, sim::Time, bool crc_ok)>;
+  void set_tap(Tap fn) { tap_ = std::move(fn); }
 
   // Sending end, whole packets: queued without limit, sent in order.
   void send(Packet packet);
@@ -139,6 +146,7 @@ private:
   LinkCounters counters_;
   PacketSink* sink_ = nullptr;
   std::function<void()> on_tx_space_;
+  Tap tap_;
   std::mt19937_64 rng_;
 
   // Sender.
