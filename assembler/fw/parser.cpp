@@ -11,6 +11,8 @@
 #include <boost/spirit/home/x3.hpp>
 
 #include <algorithm>
+#include <cctype>
+#include <cstring>
 
 namespace lanaikit::fw {
 
@@ -853,17 +855,62 @@ std::string expected_text(const std::string& which) {
 
 } // namespace
 
+namespace {
+
+// Parses declarations from `at` to the end. Returns nullptr on success, else where the
+// syntax error (already reported) is.
+const char* parse_from(Builder& b, const char* at, const char* last) {
+  auto report = [&](const char* where, const std::string& msg) {
+    b.diag.error(b.pos(where), msg);
+    return where;
+  };
+  try {
+    bool ok = x3::phrase_parse(
+        at, last, x3::with<builder_tag>(std::ref(b))[grammar::file], grammar::skipper);
+    if (!ok || at != last) return report(at, "syntax error");
+  } catch (const x3::expectation_failure<const char*>& e) {
+    const char* where = e.where();
+    std::string what = expected_text(e.which());
+    if (where == last) return report(where, "expected " + what + " before end of file");
+    return report(where, "expected " + what);
+  } catch (const TooDeep& e) {
+    return report(e.where, "nesting too deep (the limit is " + std::to_string(kMaxNesting) +
+                               " levels of blocks, parentheses and unary operators, and " +
+                               std::to_string(kMaxExprDepth) + " for an expression)");
+  } catch (const LiteralError& e) {
+    return report(e.where, e.msg);
+  }
+  return nullptr;
+}
+
+// Where parsing may resume after a syntax error: the next line that starts (in column 1)
+// with a keyword that begins a declaration. Resuming anywhere else would mostly produce
+// follow-on nonsense.
+const char* resume_point(const char* err, const char* last) {
+  static const char* const starts[] = {"fn",  "handler", "struct", "var",   "const",
+                                       "reg", "import",  "export", "extern"};
+  const char* p = err;
+  for (;;) {
+    while (p < last && *p != '\n') ++p;
+    if (p >= last) return nullptr;
+    ++p;
+    for (const char* k : starts) {
+      const size_t n = std::strlen(k);
+      if (size_t(last - p) > n && std::strncmp(p, k, n) == 0 &&
+          !(std::isalnum((unsigned char)p[n]) || p[n] == '_'))
+        return p;
+    }
+  }
+}
+
+} // namespace
+
 bool parse_file(const SourceManager& sources, uint32_t file, Diagnostics& diag,
                 FileAst& out) {
   const std::string& text = sources.file(file).text;
   const char* first = text.data();
   const char* const last = text.data() + text.size();
   out.file = file;
-  Builder b(first, last, file, diag, out);
-  auto report = [&](const char* at, const std::string& msg) {
-    diag.error(b.pos(at), msg);
-    return false;
-  };
   // An unterminated block comment would otherwise surface as a puzzling error at the end.
   for (const char* p = first; p < last; ++p) {
     if (*p == '"' || *p == '\'') {
@@ -882,26 +929,18 @@ bool parse_file(const SourceManager& sources, uint32_t file, Diagnostics& diag,
       p = q + 1;
     }
   }
-  try {
-    bool ok = x3::phrase_parse(
-        first, last, x3::with<builder_tag>(std::ref(b))[grammar::file], grammar::skipper);
-    if (!ok || first != last) return report(first, "syntax error");
-  } catch (const x3::expectation_failure<const char*>& e) {
-    // An unterminated comment or literal fails inside a lexeme; report where it starts.
-    const char* at = e.where();
-    std::string what = expected_text(e.which());
-    if (at < last && at + 1 < last && at[0] == '/' && at[1] == '*')
-      return report(at, "unterminated comment");
-    if (at == last) return report(at, "expected " + what + " before end of file");
-    return report(at, "expected " + what);
-  } catch (const TooDeep& e) {
-    return report(e.where, "nesting too deep (the limit is " + std::to_string(kMaxNesting) +
-                               " levels of blocks, parentheses and unary operators, and " +
-                               std::to_string(kMaxExprDepth) + " for an expression)");
-  } catch (const LiteralError& e) {
-    return report(e.where, e.msg);
+  // Syntax errors: report, skip to the next declaration, go on (at most 10 per file).
+  const char* at = first;
+  bool ok = true;
+  for (int errors = 0; errors < 10; ++errors) {
+    Builder part(first, last, file, diag, out);
+    const char* err = parse_from(part, at, last);
+    if (!err) break;
+    ok = false;
+    at = resume_point(err, last);
+    if (!at) break;
   }
-  return true;
+  return ok;
 }
 
 } // namespace lanaikit::fw

@@ -46,6 +46,18 @@ TEST(LanguageErrors, SyntaxGarbageAtTopLevel) {
                                  "struct, var, reg, fn, handler, extern)");
 }
 
+TEST(LanguageErrors, SyntaxErrorsInSeveralDeclarations) {
+  CompileResult r = compile("fn f() -> u32 {\n  return 1 +;\n}\n"
+                            "var ok: u32;\n"
+                            "fn g() {\n  var x: u32 = ;\n}\n"
+                            "struct S { a u8; }\n");
+  EXPECT_EQ(count(r.diagnostics, ": error: "), 3u) << r.diagnostics;
+  EXPECT_NE(r.diagnostics.find("t.fw:2:13: error: expected expression"), std::string::npos);
+  EXPECT_NE(r.diagnostics.find("t.fw:6:16: error: expected initialiser"), std::string::npos);
+  EXPECT_NE(r.diagnostics.find("t.fw:8:14: error: expected ':'"), std::string::npos)
+      << r.diagnostics;
+}
+
 TEST(LanguageErrors, SyntaxMissingOperand) {
   EXPECT_ERROR("fn f() -> u32 { return 1 + ; }", "t.fw:1:28: error: expected expression");
 }
