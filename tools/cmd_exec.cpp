@@ -138,6 +138,7 @@ int cmd_exec(int argc, char** argv) {
                   return std::string(buf);
                 }() +
                 "\n";
+    report += "backtrace:\n" + format_backtrace(*image, cpu);
     std::fprintf(stderr, "lanaikit exec: %s", report.c_str());
     return 129 + int(cpu.fault()->kind);
   }

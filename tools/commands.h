@@ -7,5 +7,6 @@ int cmd_build(int argc, char** argv);
 int cmd_exec(int argc, char** argv);
 int cmd_disasm(int argc, char** argv);
 int cmd_echo(int argc, char** argv);
+int cmd_debug(int argc, char** argv);
 
 } // namespace lanaikit::tools

@@ -1,6 +1,7 @@
 #include "tools/loader.h"
 
 #include "assembler/elf.h"
+#include "vm/debugger.h"
 
 #include "llvm/Support/Error.h"
 
@@ -23,6 +24,42 @@ std::string load_image(const assembler::FirmwareImage& image, vm::Cpu& cpu) {
   }
   cpu.reset(image.entry);
   return {};
+}
+
+std::string where(const assembler::FirmwareImage& image, uint32_t addr) {
+  std::string out;
+  if (const auto* s = image.symbol_at(addr)) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "+0x%x", addr - s->address);
+    out = s->name + buf;
+  } else {
+    out = "?";
+  }
+  if (const auto loc = image.line_at(addr)) {
+    std::string f(loc->file);
+    const size_t slash = f.rfind('/');
+    if (slash != std::string::npos) f = f.substr(slash + 1);
+    out += " (" + f + ":" + std::to_string(loc->line) + ")";
+  }
+  return out;
+}
+
+std::string format_backtrace(const assembler::FirmwareImage& image, const vm::Cpu& cpu) {
+  std::string out;
+  char buf[32];
+  int i = 0;
+  auto line = [&](uint32_t pc) {
+    std::snprintf(buf, sizeof buf, "#%d 0x%08x in ", i++, pc);
+    out += buf + where(image, pc) + "\n";
+  };
+  for (const vm::Frame& f : vm::backtrace(cpu)) {
+    line(f.pc);
+    // Stopped on a function's first instruction, its frame is not built yet: %fp is still
+    // the caller's, and the caller's call is in %rca (docs/abi.md).
+    const auto* s = image.symbol_at(f.pc);
+    if (i == 1 && s && s->address == f.pc && cpu.reg(15) >= 16) line(cpu.reg(15) - 16);
+  }
+  return out;
 }
 
 std::optional<assembler::FirmwareImage> read_image(const char* command, const std::string& path) {

@@ -14,6 +14,7 @@ void usage(std::FILE* out) {
              "  build    compile and link .fw/.c/.s sources into a Lanai ELF image\n"
              "  exec     run an image on the emulated NIC processor\n"
              "  disasm   disassemble the executable segments of an image\n"
+             "  debug    run an image under the debugger (breakpoints, watchpoints, stepping)\n"
              "  echo     run the two-node echo experiment on a simulated cluster\n"
              "\n"
              "Run 'lanaikit <command> --help' for the options of a command.\n",
@@ -37,6 +38,7 @@ int main(int argc, char** argv) {
   if (cmd == "exec") return cmd_exec(argc, argv);
   if (cmd == "disasm") return cmd_disasm(argc, argv);
   if (cmd == "echo") return cmd_echo(argc, argv);
+  if (cmd == "debug") return cmd_debug(argc, argv);
   std::fprintf(stderr, "lanaikit: unknown command '%s'\n", argv[1]);
   usage(stderr);
   return 2;

@@ -61,6 +61,19 @@ BAD_C = "int main(void) { return undeclared_thing; }\n"
 
 UNDEF_C = "int helper(int);\nint main(void) { return helper(1); }\n"
 
+DEBUG_C = r"""
+#include <stdint.h>
+int counter;
+int fact(int n) {
+  counter += 1;
+  return n <= 1 ? 1 : n * fact(n - 1);
+}
+int main(void) {
+  int f = fact(5);
+  return *(volatile int*)(f == 120 ? 0x900000 : 0); /* a deliberate bus error */
+}
+"""
+
 
 class Checker:
     def __init__(self):
@@ -238,6 +251,36 @@ def main():
         p = run([lk, "echo", "--firmware", crash, "--sizes", "4"])
         c.check("echo with faulting firmware prints the fault report",
                 p.returncode == 1 and "the firmware stopped" in p.stderr and "fault:" in p.stderr, p.stderr)
+
+        # --- debug: breakpoints, stepping, watchpoints, backtraces -----------------------
+        dbg_c = src("dbg.c", DEBUG_C)
+        dbg_elf = os.path.join(work, "dbg.elf")
+        p = run([lk, "build", "-O1", "-g", "-o", dbg_elf, dbg_c])
+        c.check("debug: build the program with -g", p.returncode == 0, p.stderr)
+        script = "break fact\nrun\nbt\nstep 3\ninfo\nwatch counter\ncontinue\ndelete fact\n" \
+                 "break nosuch\nregs\nmem counter 4\ncontinue\ncontinue\ncontinue\ncontinue\ncontinue\n"
+        p = run([lk, "debug", dbg_elf], input=script)
+        out = p.stdout
+        c.check("debug: breakpoint by symbol with file:line", re.search(r"breakpoint at 0x[0-9a-f]+ fact\+0x0 \(dbg\.c:\d+\)", out) is not None, out)
+        c.check("debug: backtrace at a function's entry names the caller",
+                re.search(r"#0 0x[0-9a-f]+ in fact\+0x0.*\n#1 0x[0-9a-f]+ in main\+0x[0-9a-f]+ \(dbg\.c:\d+\)", out) is not None, out)
+        c.check("debug: step 3 executes three instructions", "stopped: step" in out and
+                re.search(r"fact\+0xc ", out) is not None, out)
+        c.check("debug: watchpoint on a global stops after the store",
+                re.search(r"stopped: watchpoint 0x[0-9a-f]+\+4 written by 0x", out) is not None, out)
+        c.check("debug: unknown symbol is an error, the session goes on",
+                "error: no symbol 'nosuch'" in out and "%r31" in out, out)
+        c.check("debug: the fault prints a backtrace with source lines and the status is the fault's",
+                "backtrace:" in out and re.search(r"#0 0x[0-9a-f]+ in main\+0x[0-9a-f]+ \(dbg\.c:\d+\)", out) is not None
+                and p.returncode == 133, (p.returncode, out))
+        p = run([lk, "debug", dbg_elf], input="break dbg.c:9\nrun\ndisas\nquit\n")
+        c.check("debug: breakpoint by file:line, disassembly with source",
+                re.search(r"breakpoint at 0x[0-9a-f]+ main\+0x[0-9a-f]+ \(dbg\.c:9\)", p.stdout) is not None
+                and re.search(r"dbg\.c:9: .*fact\(5\)", p.stdout) is not None and "=> 0x" in p.stdout
+                and p.returncode == 0, p.stdout)
+        p = run([lk, "exec", dbg_elf])
+        c.check("exec: a fault prints a backtrace", p.returncode == 133 and "backtrace:" in p.stderr
+                and re.search(r"#0 0x[0-9a-f]+ in main\+", p.stderr) is not None, p.stderr)
 
     print(f"{c.passed} passed, {c.failed} failed")
     return 1 if c.failed else 0

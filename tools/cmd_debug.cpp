@@ -1,0 +1,257 @@
+// lanaikit debug: run a bare program under the debugger (vm/debugger.h), commands from
+// standard input, one per line.
+#include "tools/args.h"
+#include "tools/commands.h"
+#include "tools/loader.h"
+
+#include "isa/inst.h"
+#include "vm/cpu.h"
+#include "vm/debugger.h"
+#include "vm/mmio.h"
+#include "vm/sram.h"
+
+#include <cctype>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <unistd.h>
+
+namespace lanaikit::tools {
+
+namespace {
+
+const char* const kHelp =
+    "usage: lanaikit debug IMAGE.elf [--sram-size BYTES]\n"
+    "\n"
+    "Runs a bare program (docs/abi.md) under the debugger. Commands, one per line on stdin:\n"
+    "  break LOC          breakpoint at an address (0x...), a symbol, or FILE:LINE (needs -g)\n"
+    "  delete LOC         remove it\n"
+    "  watch ADDR [LEN]   stop after an instruction that changes SRAM [ADDR, ADDR+LEN)\n"
+    "  watch %REG         stop after an instruction that changes a register (%r9, %sp, %sw)\n"
+    "  run | continue     run until a breakpoint, a watchpoint, the program's end or a fault\n"
+    "  step [N]           execute N instructions (default 1)\n"
+    "  regs               the registers\n"
+    "  mem ADDR [LEN]     SRAM bytes (default 64)\n"
+    "  disas [LOC] [N]    N instructions (default 8) from LOC (default pc), with source lines\n"
+    "  bt                 the call stack\n"
+    "  info               breakpoints and the current position\n"
+    "  quit\n"
+    "Program output goes to stdout as the program writes it; a fault prints its report and a\n"
+    "backtrace. Exit status: the program's, 129 + fault kind after a fault, 0 on quit.\n";
+
+std::string hex(uint32_t v) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "0x%08x", v);
+  return buf;
+}
+
+// An address from "0x...", a decimal number, a symbol, or FILE:LINE (the lowest address
+// the line table gives that line). Throws UsageError naming the location otherwise.
+uint32_t resolve(const assembler::FirmwareImage& image, const std::string& loc) {
+  if (!loc.empty() && std::isdigit(static_cast<unsigned char>(loc[0])))
+    return uint32_t(parse_count("address", loc));
+  if (const size_t colon = loc.rfind(':'); colon != std::string::npos) {
+    const std::string file = loc.substr(0, colon);
+    const uint32_t line = uint32_t(parse_count("line", loc.substr(colon + 1)));
+    std::optional<uint32_t> best;
+    for (const auto& row : image.lines) {
+      if (row.end_sequence || row.line != line || row.file >= image.files.size()) continue;
+      const std::string& f = image.files[row.file];
+      const bool match = f == file || (f.size() > file.size() &&
+                                       f.compare(f.size() - file.size(), file.size(), file) == 0 &&
+                                       f[f.size() - file.size() - 1] == '/');
+      if (match && (!best || row.address < *best)) best = row.address;
+    }
+    if (!best) throw UsageError("no code for " + loc + " in the line table (built with -g?)");
+    return *best;
+  }
+  if (const auto a = image.symbol(loc)) return *a;
+  throw UsageError("no symbol '" + loc + "'");
+}
+
+void print_source_line(const assembler::FirmwareImage& image, uint32_t addr,
+                       std::optional<std::pair<std::string, uint32_t>>& last) {
+  const auto loc = image.line_at(addr);
+  if (!loc || loc->line == 0) return;
+  const std::pair<std::string, uint32_t> here{std::string(loc->file), loc->line};
+  if (last && *last == here) return;
+  last = here;
+  std::ifstream in(here.first);
+  std::string text;
+  for (uint32_t i = 0; i < here.second && std::getline(in, text); ++i) {
+  }
+  std::printf("%s:%u: %s\n", here.first.c_str(), here.second, in ? text.c_str() : "");
+}
+
+} // namespace
+
+int cmd_debug(int argc, char** argv) {
+  std::string path;
+  uint64_t sram_size = 256 * 1024;
+  try {
+    Args args(argc, argv, 2);
+    while (!args.empty()) {
+      const std::string a = args.next();
+      if (a == "--help" || a == "-h") {
+        std::fputs(kHelp, stdout);
+        return 0;
+      } else if (a == "--sram-size") sram_size = parse_count(a, args.value_for(a));
+      else if (!a.empty() && a[0] == '-') throw UsageError("unknown option '" + a + "'");
+      else if (path.empty()) path = a;
+      else throw UsageError("more than one image given");
+    }
+    if (path.empty()) throw UsageError("no image given");
+    if (sram_size == 0 || sram_size % 4 != 0 || sram_size > 0x80000000ull)
+      throw UsageError("--sram-size must be a non-zero multiple of 4 up to 2G");
+  } catch (const UsageError& e) {
+    return report_usage_error("debug", e);
+  }
+  const auto image = read_image("debug", path);
+  if (!image) return 1;
+  vm::Sram sram{uint32_t(sram_size)};
+  vm::BareIo io{uint32_t(sram_size)};
+  io.echo_to(stdout);
+  vm::Cpu cpu(sram, io);
+  if (const std::string err = load_image(*image, cpu); !err.empty()) {
+    std::fprintf(stderr, "lanaikit debug: %s: %s\n", path.c_str(), err.c_str());
+    return 1;
+  }
+  vm::Debugger dbg(cpu);
+  const bool tty = isatty(0);
+
+  auto show_position = [&] {
+    std::printf("%s: %s  %s\n", hex(cpu.pc()).c_str(),
+                isa::disassemble(sram.contains(cpu.pc(), 4) ? sram.read32(cpu.pc()) : 0).c_str(),
+                where(*image, cpu.pc()).c_str());
+  };
+  auto print_backtrace = [&] { std::printf("%s", format_backtrace(*image, cpu).c_str()); };
+  // Runs until the debugger, the program or a fault stops it. Returns false when the
+  // program is over.
+  auto go = [&]() -> bool {
+    const vm::RunResult r = cpu.run_instrumented(UINT64_MAX, false, dbg);
+    std::fflush(stdout);
+    if (r.reason == vm::StopReason::Break) {
+      std::printf("stopped: %s\n", dbg.reason().c_str());
+      show_position();
+      return true;
+    }
+    if (r.reason == vm::StopReason::Halted) {
+      std::printf("program exited with status %u after %llu instructions\n", io.exit_status(),
+                  static_cast<unsigned long long>(cpu.instructions()));
+      return false;
+    }
+    if (r.reason == vm::StopReason::Fault) {
+      std::printf("%s", cpu.fault_report().c_str());
+      std::printf("backtrace:\n");
+      print_backtrace();
+      return false;
+    }
+    return true;
+  };
+
+  bool alive = true;
+  std::string line;
+  for (;;) {
+    if (tty) {
+      std::printf("(lkdb) ");
+      std::fflush(stdout);
+    }
+    if (!std::getline(std::cin, line)) break;
+    std::istringstream in(line);
+    std::string cmd;
+    if (!(in >> cmd) || cmd[0] == '#') continue;
+    try {
+      if (cmd == "quit" || cmd == "q") {
+        return 0;
+      } else if (cmd == "break" || cmd == "b") {
+        std::string loc;
+        if (!(in >> loc)) throw UsageError("break: where?");
+        const uint32_t a = resolve(*image, loc);
+        if (a % 4 || !sram.contains(a, 4)) throw UsageError("break: " + hex(a) + " is not an instruction in SRAM");
+        dbg.add_breakpoint(a);
+        std::printf("breakpoint at %s %s\n", hex(a).c_str(), where(*image, a).c_str());
+      } else if (cmd == "delete") {
+        std::string loc;
+        if (!(in >> loc)) throw UsageError("delete: which?");
+        const uint32_t a = resolve(*image, loc);
+        std::printf(dbg.remove_breakpoint(a) ? "deleted %s\n" : "no breakpoint at %s\n", hex(a).c_str());
+      } else if (cmd == "watch") {
+        std::string what;
+        if (!(in >> what)) throw UsageError("watch: what?");
+        if (what[0] == '%') {
+          unsigned r = 32;
+          if (what == "%sw") r = vm::kSwReg;
+          for (unsigned i = 0; i < 32 && r == 32; ++i)
+            if (what.substr(1) == isa::reg_name(i) || what.substr(1) == "r" + std::to_string(i)) r = i;
+          if (r == 32) throw UsageError("watch: no register " + what);
+          dbg.watch_register(r);
+          std::printf("watching %s\n", what.c_str());
+        } else {
+          const uint32_t a = resolve(*image, what);
+          std::string len_text;
+          const uint32_t len = in >> len_text ? uint32_t(parse_count("length", len_text)) : 4;
+          dbg.watch_memory(a, len);
+          std::printf("watching %s+%u\n", hex(a).c_str(), len);
+        }
+      } else if (cmd == "run" || cmd == "continue" || cmd == "c" || cmd == "r") {
+        if (!alive) throw UsageError("the program is not running");
+        dbg.cont();
+        alive = go();
+      } else if (cmd == "step" || cmd == "s") {
+        if (!alive) throw UsageError("the program is not running");
+        std::string n_text;
+        const uint64_t n = in >> n_text ? parse_count("step", n_text) : 1;
+        dbg.step(n + 1); // stop before the (n+1)-th: n executed
+        alive = go();
+      } else if (cmd == "regs") {
+        std::printf("%s", cpu.register_dump().c_str());
+      } else if (cmd == "mem" || cmd == "x") {
+        std::string a_text, n_text;
+        if (!(in >> a_text)) throw UsageError("mem: which address?");
+        const uint32_t a = resolve(*image, a_text);
+        const uint32_t n = in >> n_text ? uint32_t(parse_count("length", n_text)) : 64;
+        if (!sram.contains(a, n)) throw UsageError("mem: range outside SRAM");
+        for (uint32_t i = 0; i < n; i += 16) {
+          std::printf("%s:", hex(a + i).c_str());
+          for (uint32_t j = i; j < i + 16 && j < n; ++j) std::printf(" %02x", sram.data()[a + j]);
+          std::printf("\n");
+        }
+      } else if (cmd == "disas") {
+        std::string a_text, n_text;
+        uint32_t a = cpu.pc();
+        if (in >> a_text) a = resolve(*image, a_text);
+        const uint32_t n = in >> n_text ? uint32_t(parse_count("count", n_text)) : 8;
+        std::optional<std::pair<std::string, uint32_t>> last;
+        for (uint32_t i = 0; i < n && sram.contains(a + 4 * i, 4); ++i) {
+          const uint32_t at = a + 4 * i;
+          print_source_line(*image, at, last);
+          std::printf("%s %s: %08x  %s\n", at == cpu.pc() ? "=>" : "  ", hex(at).c_str(), sram.read32(at),
+                      isa::disassemble(sram.read32(at)).c_str());
+        }
+      } else if (cmd == "bt" || cmd == "backtrace") {
+        print_backtrace();
+      } else if (cmd == "info") {
+        for (uint32_t b : dbg.breakpoints()) std::printf("breakpoint %s %s\n", hex(b).c_str(), where(*image, b).c_str());
+        std::printf("%llu instructions, %llu cycles\n", static_cast<unsigned long long>(cpu.instructions()),
+                    static_cast<unsigned long long>(cpu.cycles()));
+        show_position();
+      } else if (cmd == "help") {
+        std::fputs(kHelp, stdout);
+      } else {
+        throw UsageError("unknown command '" + cmd + "' (try help)");
+      }
+    } catch (const UsageError& e) {
+      std::printf("error: %s\n", e.what());
+    } catch (const std::exception& e) {
+      std::printf("error: %s\n", e.what());
+    }
+    std::fflush(stdout);
+  }
+  if (cpu.fault()) return 129 + int(cpu.fault()->kind);
+  if (cpu.halted()) return int(io.exit_status() & 0xFF);
+  return 0;
+}
+
+} // namespace lanaikit::tools

@@ -1,0 +1,92 @@
+#include "vm/debugger.h"
+
+#include "isa/inst.h"
+
+#include <cstdio>
+#include <stdexcept>
+
+namespace lanaikit::vm {
+
+namespace {
+std::string hex(uint32_t v) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "0x%x", v);
+  return buf;
+}
+} // namespace
+
+std::vector<Frame> backtrace(const Cpu& cpu, size_t max_frames) {
+  std::vector<Frame> out;
+  uint32_t pc = cpu.pc(), fp = cpu.reg(5);
+  const Sram& sram = const_cast<Cpu&>(cpu).sram();
+  while (out.size() < max_frames) {
+    out.push_back({pc, fp});
+    if (fp == 0 || fp % 4 || fp < 8 || !sram.contains(fp - 8, 8)) break;
+    const uint32_t ret = sram.read32(fp - 4), caller_fp = sram.read32(fp - 8);
+    if (ret % 4 || !sram.contains(ret, 4)) break;
+    // The return address is 16 bytes past the call's first instruction (docs/abi.md):
+    // report the call itself, as debuggers do.
+    pc = ret >= 16 ? ret - 16 : ret;
+    if (caller_fp != 0 && caller_fp <= fp) break; // a corrupted chain must not loop
+    fp = caller_fp;
+  }
+  return out;
+}
+
+void Debugger::watch_memory(uint32_t addr, uint32_t len) {
+  if (len == 0 || !cpu_.sram().contains(addr, len))
+    throw std::invalid_argument("watchpoint " + hex(addr) + "+" + std::to_string(len) +
+                                " is not inside SRAM");
+  MemWatch w{addr, len, std::vector<uint8_t>(len)};
+  cpu_.sram().read(addr, w.last);
+  mem_watches_.push_back(std::move(w));
+}
+
+void Debugger::watch_register(unsigned r) {
+  if (r >= 32 && r != kSwReg) throw std::invalid_argument("no register " + std::to_string(r) + " to watch");
+  reg_watches_.push_back({r, r == kSwReg ? cpu_.sw() : cpu_.reg(r)});
+}
+
+bool Debugger::before(uint32_t pc) {
+  if (stop_next_) {
+    stop_next_ = false;
+    passed_over_ = pc;
+    return false;
+  }
+  if (steps_left_ > 0 && --steps_left_ == 0) {
+    reason_ = "step";
+    passed_over_ = pc;
+    return false;
+  }
+  if (breakpoints_.count(pc) && passed_over_ != pc) {
+    reason_ = "breakpoint " + hex(pc);
+    passed_over_ = pc;
+    return false;
+  }
+  passed_over_.reset();
+  return true;
+}
+
+void Debugger::after(uint32_t pc, uint32_t) {
+  ++executed_;
+  for (MemWatch& w : mem_watches_) {
+    std::vector<uint8_t> now(w.len);
+    cpu_.sram().read(w.addr, now);
+    if (now != w.last) {
+      reason_ = "watchpoint " + hex(w.addr) + "+" + std::to_string(w.len) + " written by " + hex(pc);
+      w.last = std::move(now);
+      stop_next_ = true;
+    }
+  }
+  for (RegWatch& w : reg_watches_) {
+    const uint32_t now = w.reg == kSwReg ? cpu_.sw() : cpu_.reg(w.reg);
+    if (now != w.last) {
+      reason_ = "watchpoint %" + std::string(w.reg == kSwReg ? "sw" : isa::reg_name(w.reg)) + " " +
+                hex(w.last) + " -> " + hex(now) + " at " + hex(pc);
+      w.last = now;
+      stop_next_ = true;
+    }
+  }
+}
+
+} // namespace lanaikit::vm
