@@ -305,7 +305,7 @@ std::string render_svg(const PlotSpec& spec) {
     o += "</g>\n";
   }
 
-  // Legend, top right inside the plot area.
+  // Legend, inside the plot area.
   if (!spec.series.empty()) {
     size_t chars = 0;
     std::vector<std::string> names;
@@ -314,7 +314,33 @@ std::string render_svg(const PlotSpec& spec) {
       chars = std::max(chars, text_chars(names.back()));
     }
     const double lw = 44 + 7.0 * double(chars), lh = 8 + 16.0 * double(names.size());
-    const double lx = x1 - 8 - lw, ly = y0 + 8;
+    // The corner (top right, top left, bottom right, bottom left; first wins a tie) whose
+    // box covers the fewest points of the data, sampling each line segment too.
+    std::vector<std::pair<double, double>> samples;
+    for (const Series& s : spec.series) {
+      for (size_t j = 0; j < s.points.size(); ++j) {
+        const double px1 = X(s.points[j].first), py1 = Y(s.points[j].second);
+        samples.push_back({px1, py1});
+        if (j == 0) continue;
+        const double px0 = X(s.points[j - 1].first), py0 = Y(s.points[j - 1].second);
+        for (int k = 1; k < 16; ++k)
+          samples.push_back({px0 + (px1 - px0) * k / 16, py0 + (py1 - py0) * k / 16});
+      }
+    }
+    const double corners[4][2] = {{x1 - 8 - lw, y0 + 8}, {x0 + 8, y0 + 8}, {x1 - 8 - lw, y1 - 8 - lh}, {x0 + 8, y1 - 8 - lh}};
+    size_t best = 0, best_count = SIZE_MAX;
+    for (size_t c = 0; c < 4; ++c) {
+      size_t count = 0;
+      for (const auto& [sx, sy] : samples)
+        if (sx >= corners[c][0] - 4 && sx <= corners[c][0] + lw + 4 && sy >= corners[c][1] - 4 &&
+            sy <= corners[c][1] + lh + 4)
+          ++count;
+      if (count < best_count) {
+        best = c;
+        best_count = count;
+      }
+    }
+    const double lx = corners[best][0], ly = corners[best][1];
     o += "<g class=\"legend\">\n<rect x=\"" + px(lx) + "\" y=\"" + px(ly) + "\" width=\"" + px(lw) +
          "\" height=\"" + px(lh) + "\" fill=\"#ffffff\" fill-opacity=\"0.85\" stroke=\"#999999\"/>\n";
     for (size_t i = 0; i < names.size(); ++i) {

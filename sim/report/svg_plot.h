@@ -1,8 +1,9 @@
 // Line plots as standalone SVG, written by lanaikit itself (no plotting library): axes
-// with "nice" ticks (1-2-5 steps on linear axes, decades on logarithmic ones), tick labels,
-// a grid, a legend, and per series a polyline with markers in a colour, dash pattern and
-// marker shape of its own. The output is a pure function of the PlotSpec (coordinates
-// rounded to 0.01 px, labels formatted from integers), so plots can be golden-file tested.
+// with "nice" ticks (1-2-5 steps on linear axes, decades on logarithmic ones), tick
+// labels, a grid, a legend (in the corner of the plot that hides the least data), and per
+// series a polyline with markers in a colour, dash pattern and marker shape of its own.
+// The output is a pure function of the PlotSpec (coordinates rounded to 0.01 px, labels
+// formatted from integers), so plots can be golden-file tested.
 #pragma once
 
 #include <string>
