@@ -72,6 +72,7 @@ struct Init {
   std::unique_ptr<Expr> expr;  // scalar initialiser
   std::vector<Init> list;      // array literal when is_list
   bool is_list = false;
+  bool is_undef = false;       // `= undefined`: a local left uninitialised
 };
 
 struct Block;

@@ -53,6 +53,7 @@ struct Dumper {
   }
   void init(const Init* i, int in) {
     if (!i) return;
+    if (i->is_undef) return line(in, "Undefined", i->pos);
     if (!i->is_list) return expr(i->expr.get(), in);
     line(in, "List", i->pos);
     for (auto& e : i->list) init(&e, in + 1);

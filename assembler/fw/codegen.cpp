@@ -607,6 +607,7 @@ private:
   }
 
   void init_local(llvm::Value* slot, const Type* t, Init* in) {
+    if (in && in->is_undef) return; // the programmer's choice: no clearing store
     if (!in) {
       // Locals start at zero (docs/language.md); dead stores vanish in the optimiser.
       if (t->is_aggregate())

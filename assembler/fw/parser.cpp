@@ -51,7 +51,7 @@ bool is_keyword(std::string_view s) {
   static const char* const kw[] = {
       "as",     "asm",    "bool",   "break", "const",   "continue", "else", "export",
       "extern", "false",  "fn",     "handler", "if",    "import",   "loop", "offsetof",
-      "reg",    "return", "sizeof", "struct", "true",   "var",      "while", "u8",
+      "reg",    "return", "sizeof", "struct", "true",   "undefined", "var", "while", "u8",
       "u16",    "u32",    "u64",    "i8",    "i16",     "i32",      "i64"};
   for (const char* k : kw)
     if (s == k) return true;
@@ -343,6 +343,12 @@ struct Builder {
   }
 
   // --- initialisers ---
+  void undef_init(const char* b) {
+    Init i;
+    i.is_undef = true;
+    i.pos = pos(b);
+    inits.push_back(std::move(i));
+  }
   void expr_init() {
     Init i;
     i.expr = pop_expr();
@@ -649,6 +655,7 @@ auto const a_named = [](auto& ctx) { B(ctx).named_type(); };
 auto const a_pointer = [](auto& ctx) { B(ctx).pointer_type(where(ctx)); };
 auto const a_array = [](auto& ctx) { B(ctx).array_type(where(ctx)); };
 auto const a_expr_init = [](auto& ctx) { B(ctx).expr_init(); };
+auto const a_undef_init = [](auto& ctx) { B(ctx).undef_init(where(ctx)); };
 auto const a_list_init = [](auto& ctx) { B(ctx).list_init(where(ctx)); };
 auto const a_block = [](auto& ctx) { B(ctx).block(where(ctx)); };
 auto const a_var_stmt = [](auto& ctx) { B(ctx).var_stmt(where(ctx)); };
@@ -794,7 +801,7 @@ auto const base_type_def = raw[lexeme[prims >> !idchar]][a_prim] |
 
 auto const init_def =
     guard[(omit[raw[lit('[')][a_mark_pos]] > -(init % ',') > -lit(',') > ']')[a_list_init]] |
-    expr[a_expr_init];
+    omit[raw[kw("undefined")][a_pos]][a_undef_init] | expr[a_expr_init];
 
 auto const assign_tok = raw[lexeme[lit("<<=") | ">>=" | "+=" | "-=" | "*=" | "/=" | "%=" |
                                    "&=" | "|=" | "^=" | (lit('=') >> !lit('='))]];

@@ -409,6 +409,11 @@ private:
 
   // Initialiser of a variable of type `t`; `global` requires constants.
   void check_init(Init& in, const Type* t, bool global) {
+    if (in.is_undef) {
+      if (global)
+        diag_.error(in.pos, "a global cannot be 'undefined' (globals start at zero)");
+      return;
+    }
     if (in.is_list) {
       if (t->kind != Type::Array) {
         diag_.error(in.pos, "an array initialiser cannot initialise " + q(t));
@@ -570,8 +575,10 @@ private:
       if (s.type) t = resolve_type(*s.type, true);
       if (t) {
         if (s.init && !t->is_error()) check_init(*s.init, t, false);
-      } else if (s.init && s.init->is_list) {
-        diag_.error(s.init->pos, "an array literal needs a declared type (var a: u8[4] = [...])");
+      } else if (s.init && (s.init->is_list || s.init->is_undef)) {
+        diag_.error(s.init->pos, s.init->is_undef
+                                     ? "an 'undefined' variable needs a declared type"
+                                     : "an array literal needs a declared type (var a: u8[4] = [...])");
         t = T().error();
       } else if (s.init) {
         Expr& e = *s.init->expr;

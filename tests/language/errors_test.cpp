@@ -245,6 +245,11 @@ TEST(LanguageErrors, NonConstantInitialiser) {
                "t.fw:2:14: error: the initialiser of a global must be a constant expression");
 }
 
+TEST(LanguageErrors, UndefinedGlobal) {
+  EXPECT_ERROR("var g: u32[4] = undefined;",
+               "t.fw:1:17: error: a global cannot be 'undefined' (globals start at zero)");
+}
+
 TEST(LanguageErrors, WrongArgumentCount) {
   EXPECT_ERROR("fn g(a: u32, b: u32) -> u32 { return a; }\nfn f() -> u32 { return g(1); }",
                "t.fw:2:25: error: wrong number of arguments to 'g': expected 2, found 1");
