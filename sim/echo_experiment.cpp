@@ -3,6 +3,7 @@
 #include "firmware/echo/echo.h"
 #include "host/process.h"
 #include "sim/profile_report.h"
+#include "sim/utilisation.h"
 
 #include <algorithm>
 #include <chrono>
@@ -236,6 +237,9 @@ EchoResult run_echo(const EchoConfig& config, const assembler::FirmwareImage& fi
     cluster.node(i).chip().host_read_sram(ECHO_CTL + ECHO_CTL_REJECTED, b);
     result.rejected += uint32_t(b[0]) << 24 | uint32_t(b[1]) << 16 | uint32_t(b[2]) << 8 | b[3];
   }
+  std::vector<const vm::Profiler*> profs;
+  for (auto& p : profilers) profs.push_back(p.get());
+  result.utilisation = format_utilisation(utilisation(cluster, profs));
   for (uint32_t i = 0; i < profilers.size(); ++i) {
     result.handlers.push_back(profilers[i]->summaries());
     result.profiles.push_back(format_profile(firmware, *profilers[i], cluster.node(i).name()));
@@ -283,6 +287,7 @@ std::string format_echo(const EchoConfig& config, const EchoResult& r) {
           << h.instructions.median << " | " << h.instructions.min << " | " << h.instructions.max
           << " | " << h.cycles.median << " | " << h.dma_wait_cycles.median << " |\n";
   }
+  o << "\n" << r.utilisation;
   char line[256];
   const double sim_us = double(r.simulated) / double(kMicrosecond);
   std::snprintf(line, sizeof line,

@@ -66,6 +66,7 @@ struct EchoResult {
   // With profiling: per node, the handler summaries and the text report.
   std::vector<std::vector<vm::HandlerSummary>> handlers;
   std::vector<std::string> profiles;
+  std::string utilisation; // sim/utilisation.h, formatted
 };
 
 // Runs the experiment with `firmware` (built from firmware/echo/echo.c) on every node.

@@ -477,6 +477,7 @@ MmioStatus Chip::start_send(uint32_t limit, bool tail) {
   send_limit_ = limit;
   send_tail_ = tail;
   send_busy_ = true;
+  send_started_ = kernel_.now();
   update_irq();
   emit(ChipEvent::SendStart, limit - smp_);
   pump_send();
@@ -507,6 +508,7 @@ void Chip::pump_send() {
     ++counters_.packets_sent;
   }
   send_busy_ = false;
+  counters_.send_busy_ps += kernel_.now() - send_started_;
   update_irq();
   emit(ChipEvent::SendDone, 0);
 }
@@ -539,6 +541,7 @@ uint32_t Chip::accept(const net::Chunk& chunk) {
   uint32_t take = std::min(chunk.length, room);
   if (take > 0 && !sram_.contains(rmp_, take)) take = rmp_ < sram_.size() ? sram_.size() - rmp_ : 0;
   if (take > 0) {
+    if (receive_started_ < 0) receive_started_ = kernel_.now();
     std::copy_n(chunk.packet->bytes.data() + chunk.offset, take, sram_.data() + rmp_);
     cpu_.invalidate(rmp_, take);
     rmp_ += take;
@@ -553,6 +556,8 @@ uint32_t Chip::accept(const net::Chunk& chunk) {
   if (chunk.tail) {
     rx_armed_ = false;
     rx_head_seen_ = false;
+    if (receive_started_ >= 0) counters_.receive_busy_ps += kernel_.now() - receive_started_;
+    receive_started_ = -1;
     recv_status_ = chunk.packet->status & (net::kCrcError | net::kTruncated);
     ++counters_.packets_received;
     uint32_t bits = regs::RECV_INT_BIT;

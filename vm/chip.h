@@ -42,6 +42,8 @@ struct ChipParams {
 struct ChipCounters {
   uint64_t host_dmas = 0, host_dma_bytes_to_host = 0, host_dma_bytes_from_host = 0;
   sim::Time host_dma_busy_ps = 0;  // summed durations of finished host DMAs
+  sim::Time send_busy_ps = 0;      // send DMA: from SML/SMLT to its last byte in the FIFO
+  sim::Time receive_busy_ps = 0;   // receive DMA: from a packet's first bytes to its tail
   uint64_t packets_sent = 0, bytes_sent = 0;
   uint64_t packets_received = 0, bytes_received = 0;
   uint64_t crc_errors = 0;
@@ -216,6 +218,7 @@ private:
   bool rx_head_seen_ = false; // HEAD_INT raised for the packet arriving now
   uint32_t smp_ = 0, send_limit_ = 0;
   bool send_busy_ = false, send_tail_ = false;
+  sim::Time send_started_ = 0, receive_started_ = -1;
   net::PacketPtr send_packet_;
   uint64_t next_packet_id_ = 1;
   uint32_t host_sig_ = 0;

@@ -75,6 +75,10 @@ TEST(System, ProfilingChangesNothingAndCountsEveryCall) {
   }
   EXPECT_NE(prof.profiles[0].find("| send_message | 12 |"), std::string::npos) << prof.profiles[0];
   EXPECT_NE(prof.profiles[0].find("| deliver | 11 |"), std::string::npos) << prof.profiles[0];
+  // Utilisation rows: CPU split into handlers and polling, PCI, engines, links.
+  for (const char* row : {"| node0 cpu in handlers |", "| node1 cpu polling |", "| node0 pci bus |",
+                          "| node1 host-dma engine |", "| link node0->sw0.0 |"})
+    EXPECT_NE(prof.utilisation.find(row), std::string::npos) << row << "\n" << prof.utilisation;
 }
 
 TEST(System, SameInputsSameTraceHash) {
