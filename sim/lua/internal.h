@@ -1,0 +1,197 @@
+// What the binding files share: the runtime's state (Runtime::Impl), the userdata types
+// and their metatable names, and the wrapper every C function goes through.
+#pragma once
+
+#include "sim/lua/check.h"
+#include "sim/lua/firmware_cache.h"
+#include "sim/lua/runtime.h"
+
+#include "assembler/image.h"
+#include "sim/cluster.h"
+
+#include <lua.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <exception>
+#include <memory>
+#include <new>
+#include <string>
+#include <vector>
+
+namespace lanaikit::sim::lua {
+
+struct ClusterBox;
+struct LuaProc;
+
+// Metatable names (also what messages call the types).
+inline constexpr const char* kFirmware = "Firmware";
+inline constexpr const char* kCluster = "Cluster";
+inline constexpr const char* kNode = "Node";
+inline constexpr const char* kLink = "Link";
+inline constexpr const char* kProcess = "Process";
+inline constexpr const char* kRng = "Rng";
+
+struct Runtime::Impl {
+  Options opt;
+  lua_State* L = nullptr;
+  // A thread for Lua calls made from inside the simulation (wait predicates, tracebacks of
+  // failed processes): never the main thread, whose stack belongs to the script.
+  lua_State* aux = nullptr;
+  bool closing = false;
+  std::string script_dir;
+  std::chrono::steady_clock::time_point wall_start = std::chrono::steady_clock::now();
+
+  // The first failure (a process error or a limit) sticks: later c:run calls raise it
+  // again, and `lanaikit run` reports it even if the script caught the error.
+  Outcome::Kind failure_kind = Outcome::Ok;
+  std::string failure;
+  bool failed() const { return failure_kind != Outcome::Ok; }
+  void fail(Outcome::Kind kind, std::string message) {
+    if (failed()) return;
+    failure_kind = kind;
+    failure = std::move(message);
+  }
+  // Checks the wall clock; past the limit, records the limit failure (with every chip's
+  // state) and returns true.
+  bool wall_exceeded();
+  // "where the chips are" for limit messages: every live cluster's chips.
+  std::string chip_reports() const;
+  void stop_all_kernels();
+
+  // Adaptive c:run slice (simulated time between wall-clock checks).
+  Time slice = 0;
+
+  std::unique_ptr<FirmwareCache> cache;
+  FirmwareCache& firmware_cache();
+
+  // Clusters in creation order; a dead one leaves its final trace hash.
+  struct ClusterRecord {
+    std::weak_ptr<ClusterBox> box;
+    uint64_t final_hash = 0;
+  };
+  std::vector<ClusterRecord> clusters;
+  uint64_t trace_hash() const;
+
+  LuaProc* current = nullptr; // the Lua process running now, if any
+  uint64_t resumes = 0;       // process resumptions (the wall clock is checked every 256)
+
+  // Calls the function in the registry at `ref` on the aux thread, no arguments, one
+  // result; false with `error` set (message and traceback) if it raised an error.
+  bool call_predicate(int ref, bool& result, std::string& error);
+};
+
+Runtime::Impl& runtime_of(lua_State* L);
+
+// One simulated cluster and the Lua processes on it. Owned by the Lua values that refer to
+// it (Cluster, Node, Link, Process userdata hold shared_ptrs), so a Node keeps its cluster.
+struct ClusterBox {
+  Runtime::Impl* rt = nullptr;
+  size_t id = 0; // index in rt->clusters
+  std::unique_ptr<Cluster> cluster;
+  std::vector<std::shared_ptr<LuaProc>> procs;
+  size_t live_procs = 0;
+  bool running = false;
+  bool stop_requested = false;
+  bool stop_when_done = true;
+  ~ClusterBox();
+};
+
+// A Lua process: a Lua thread driven by a host::Process (sim/lua/process.cpp).
+enum class Request { None, Sync, PioRead, PioReadReg, WaitMemory, WaitInterrupt };
+struct LuaProc {
+  Runtime::Impl* rt = nullptr;
+  ClusterBox* box = nullptr; // owns this
+  uint32_t node = 0;
+  std::string name;
+  host::Process* proc = nullptr;
+  lua_State* co = nullptr;
+  int co_ref = LUA_NOREF;
+  Request req = Request::None;
+  uint32_t arg = 0;
+  int pred_ref = LUA_NOREF;
+  bool finished = false;
+  ~LuaProc();
+};
+
+// ---- userdata ----------------------------------------------------------------------------
+
+struct FirmwareUD {
+  std::shared_ptr<const assembler::FirmwareImage> image;
+  std::string label; // sources, for tostring
+};
+struct ClusterUD {
+  std::shared_ptr<ClusterBox> box;
+};
+struct NodeUD {
+  std::shared_ptr<ClusterBox> box;
+  uint32_t index = 0;
+};
+struct LinkUD {
+  std::shared_ptr<ClusterBox> box;
+  net::Link* link = nullptr;
+};
+struct ProcessUD {
+  std::shared_ptr<ClusterBox> box;
+  std::shared_ptr<LuaProc> proc;
+};
+
+template <class T, class... A> T& push_udata(lua_State* L, const char* tname, A&&... a) {
+  void* mem = lua_newuserdatauv(L, sizeof(T), 0);
+  T* t = new (mem) T{std::forward<A>(a)...};
+  luaL_setmetatable(L, tname);
+  return *t;
+}
+
+// __gc: destroys the C++ value and leaves an empty one, so a method called on a finalized
+// value (possible while the state closes) finds nothing instead of freed memory.
+template <class T> int gc_udata(lua_State* L) {
+  if (void* p = lua_touserdata(L, 1)) {
+    static_cast<T*>(p)->~T();
+    new (p) T{};
+  }
+  return 0;
+}
+
+// The return value of a C function that wants to yield its coroutine (blocking process
+// operations): the wrapper calls lua_yield after every C++ object of the call is gone.
+inline constexpr int kYield = -1;
+
+// Every lua_CFunction of the API goes through this: C++ exceptions become Lua errors
+// carrying the caller's position ("script.lua:12: lk.cluster: ..."), raised only after the
+// function's C++ frames are gone (a Lua error is a longjmp).
+template <int (*F)(lua_State*)> int wrap(lua_State* L) {
+  int r = 0;
+  bool err = false;
+  try {
+    r = F(L);
+  } catch (const std::exception& e) {
+    luaL_where(L, 1);
+    lua_pushstring(L, e.what());
+    lua_concat(L, 2);
+    err = true;
+  }
+  if (err) return lua_error(L);
+  if (r == kYield) return lua_yield(L, 0);
+  return r;
+}
+
+// Registers a metatable `tname` with methods (its __index) and __gc for T.
+void new_type(lua_State* L, const char* tname, const luaL_Reg* methods, lua_CFunction gc,
+              lua_CFunction tostring);
+
+// The binding modules; each adds its functions to the lk table on top of the stack.
+void open_platform(lua_State* L);
+void open_firmware(lua_State* L);
+void open_cluster(lua_State* L);
+void open_process(lua_State* L);
+void open_rng(lua_State* L);
+void open_results(lua_State* L);
+
+// Shared between modules.
+ClusterBox& live_box(const Args& a, const std::shared_ptr<ClusterBox>& box);
+int spawn_process(lua_State* L); // Cluster:spawn
+uint32_t register_offset(const Args& a, int arg); // "ISR" or an offset
+std::string us_text(Time t);
+
+} // namespace lanaikit::sim::lua

@@ -1,0 +1,439 @@
+// The Lua binding layer (sim/lua/): argument errors, userdata lifetimes, Lua processes'
+// timing, the firmware cache, determinism, tracebacks, limits, and the Lua echo experiment
+// against the C++ one.
+#include "sim/lua/internal.h"
+#include "sim/lua/runtime.h"
+
+#include "assembler/build.h"
+#include "sim/echo_experiment.h"
+#include "sim/platform.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace lanaikit::sim::lua {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kSource = LANAIKIT_SOURCE_DIR;
+const std::string kScripts = kSource + "/tests/lua/scripts";
+
+// A fresh, empty cache directory per test (the disk cache is tested on purpose).
+std::string temp_dir(const std::string& name) {
+  const fs::path d = fs::temp_directory_path() /
+                     ("lanaikit-lua-test-" + std::to_string(::getpid()) + "-" + name);
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d.string();
+}
+
+Options options(const std::string& cache = "") {
+  Options o = Options::defaults();
+  o.cache_dir = cache;
+  return o;
+}
+
+Outcome run(const std::string& source, Options o = options()) {
+  Runtime rt(std::move(o));
+  return rt.run_string(source, "t.lua");
+}
+
+// ---- argument errors ------------------------------------------------------------------------
+
+struct ErrorCase {
+  const char* name;
+  const char* script;
+  const char* message;
+};
+
+class ArgumentErrors : public testing::TestWithParam<ErrorCase> {};
+
+TEST_P(ArgumentErrors, NameTheFunctionTheArgumentAndTheExpectation) {
+  const ErrorCase& ec = GetParam();
+  const Outcome out = run(std::string("local c = lk.cluster{ nodes = 2 }\n") + ec.script);
+  EXPECT_EQ(out.status, 1);
+  EXPECT_NE(out.message.find(ec.message), std::string::npos) << out.message;
+  EXPECT_NE(out.message.find("t.lua:2:"), std::string::npos) << "no position: " << out.message;
+}
+
+const ErrorCase kErrorCases[] = {
+    {"ClusterNodesNotANumber", "lk.cluster{ nodes = 'x' }",
+     "lk.cluster: argument 1 field 'nodes': expected a positive integer, got string"},
+    {"ClusterNodesZero", "lk.cluster{ nodes = 0 }",
+     "lk.cluster: argument 1 field 'nodes': expected a positive integer, got number 0"},
+    {"ClusterNotATable", "lk.cluster(5)", "lk.cluster: argument 1: expected a table, got number 5"},
+    {"ClusterUnknownField", "lk.cluster{ nodez = 2 }",
+     "lk.cluster: argument 1 field 'nodez': unknown field (expected one of: platform, nodes"},
+    {"ClusterBadTopology", "lk.cluster{ topology = 'ring' }",
+     "lk.cluster: argument 1 field 'topology': expected \"switch\", \"chain\" or \"clos\", got \"ring\""},
+    {"ClusterPlatformNotATable", "lk.cluster{ platform = 42 }",
+     "lk.cluster: argument 1 field 'platform': expected a platform table (lk.platform) or a platform name, got number 42"},
+    {"EditedPlatformIsChecked", "local p = lk.platform('vmmc'); p.link.latency_ns = 'slow'; lk.cluster{ platform = p }",
+     "lk.cluster: argument 1 field 'platform': vmmc.lua: link.latency_ns: expected a number, got a string"},
+    {"NodeIndexOutOfRange", "c:node(5)", "Cluster:node: argument 1: expected a node index in 0..1, got number 5"},
+    {"MethodWithoutColon", "c.node(1)", "Cluster:node: expected a Cluster as self (call it with ':'), got number 1"},
+    {"WrongUserdata", "c:node(0):load(c)", "Node:load: argument 1: expected a Firmware, got Cluster"},
+    {"MissingSource", "lk.firmware{ sources = { 'nope.c' } }",
+     "lk.firmware: argument 1 field 'sources[1]': no such file 'nope.c'"},
+    {"BadOptLevel", "lk.firmware{ sources = 'firmware/echo/echo.c', opt = 'O9' }",
+     "lk.firmware: argument 1 field 'opt': expected one of \"O0\", \"O1\", \"O2\", \"Os\", got \"O9\""},
+    {"NegativeTime", "c:run{ until_ns = -1 }",
+     "Cluster:run: argument 1 field 'until_ns': expected a non-negative time in ns, got number -1"},
+    {"SramOutOfRange", "c:node(0):sram_read32(0x40000)", "Node:sram_read32: argument 1: SRAM range [262144, 262148) is outside the chip's 262144 bytes"},
+    {"NotAFunction", "c:spawn(0, 'p', 42)", "Cluster:spawn: argument 3: expected a function, got number 42"},
+    {"ProbabilityOutOfRange", "c:node_tx(0):set_faults{ corrupt_probability = 2 }",
+     "Link:set_faults: argument 1 field 'corrupt_probability': expected a probability in [0, 1], got number 2"},
+    {"FaultListElement", "c:node_tx(0):set_faults{ drop = { 1, 'x' } }",
+     "Link:set_faults: argument 1 field 'drop[2]': expected a non-negative integer, got string"},
+    {"NoSuchLink", "c:link('nope')", "Cluster:link: argument 1: no link named 'nope'"},
+    {"RngBadRange", "lk.rng(1):uniform(5, 1)", "Rng:uniform: argument 2: expected an integer >= argument 1 (5), got 1"},
+    {"NoSuchPlatform", "lk.platform('atlantis')", "lk.platform: argument 1: no platform file"},
+    {"RegisterName", "c:spawn(0, 'p', function(p) p:pio_write_reg('NOPE', 1) end); c:run{ for_ns = 10 }",
+     "Process:pio_write_reg: argument 1: no register named 'NOPE'"},
+    {"BlockingOutsideTheProcess", "local p = c:spawn(0, 'p', function(p) end); p:sync()",
+     "Process:sync: must be called from the process's own function"},
+    {"RunWithoutAnEnd", "c:run()", "Cluster:run: needs until_ns or for_ns"},
+};
+
+INSTANTIATE_TEST_SUITE_P(Lua, ArgumentErrors, testing::ValuesIn(kErrorCases),
+                         [](const testing::TestParamInfo<ErrorCase>& i) { return std::string(i.param.name); });
+
+// ---- lifetimes ------------------------------------------------------------------------------
+
+TEST(Lifetimes, NodeOutlivesItsClusterVariable) {
+  const Outcome out = run(R"(
+    local n, l, proc
+    do
+      local c = lk.cluster{ nodes = 2 }
+      n = c:node(1)
+      l = c:node_tx(0)
+      proc = c:spawn(0, "p", function(p) p:advance_ns(10); p:sync() end)
+    end
+    collectgarbage(); collectgarbage()
+    n:sram_write32(0, 5)
+    assert(n:sram_read32(0) == 5)
+    assert(l:counters().packets_sent == 0)
+    local c2 = n:cluster()
+    c2:run{ for_ns = 1000 }
+    assert(proc:done())
+    n = nil; l = nil; proc = nil; c2 = nil
+    collectgarbage(); collectgarbage()
+  )");
+  EXPECT_EQ(out.status, 0) << out.message;
+}
+
+TEST(Lifetimes, ClusterCollectedWhileProcessesWait) {
+  // A process waiting forever keeps its cluster; closing the state with it still waiting
+  // frees everything (ASan checks).
+  Runtime rt(options());
+  const Outcome out = rt.run_string(R"(
+    local c = lk.cluster{ nodes = 2 }
+    c:spawn(1, "waiter", function(p) p:wait_memory(function() return false end) end)
+    c:spawn(0, "quick", function(p) p:sync() end)
+    c:run{ for_ns = 5000, stop_when_processes_done = false }
+    c = nil
+    collectgarbage(); collectgarbage()
+  )", "t.lua");
+  EXPECT_EQ(out.status, 0) << out.message;
+}
+
+TEST(Lifetimes, FinishedProcessesLetTheClusterGo) {
+  Runtime rt(options());
+  const Outcome out = rt.run_string(R"(
+    local c = lk.cluster{ nodes = 2 }
+    c:spawn(0, "p", function(p) p:sync() end)
+    c:run{ for_ns = 100 }
+    first_hash = c:trace_hash()
+    c = nil
+    collectgarbage(); collectgarbage()
+    assert(lk.trace_hash() == first_hash)
+  )", "t.lua");
+  EXPECT_EQ(out.status, 0) << out.message;
+  auto box = rt.impl().clusters.at(0).box.lock();
+  EXPECT_EQ(box, nullptr) << "the cluster should have been collected";
+}
+
+// ---- processes ------------------------------------------------------------------------------
+
+TEST(Processes, PioReadTakesThePlatformsBusTime) {
+  Runtime rt(options());
+  const Outcome out = rt.run_string(R"(
+    local c = lk.cluster{ platform = "vmmc", nodes = 2 }
+    c:node(0):sram_write32(0x200, 0x01020304)
+    c:spawn(0, "reader", function(p)
+      p:advance_ns(1000)
+      local t0 = p:now_ps()
+      value = p:pio_read32(0x200)
+      took_ps = p:now_ps() - t0
+      local t1 = p:now_ps()
+      isr = p:pio_read_reg("ISR")
+      reg_ps = p:now_ps() - t1
+    end)
+    c:run{ for_ns = 10000 }
+  )", "t.lua");
+  ASSERT_EQ(out.status, 0) << out.message;
+  lua_State* L = rt.state();
+  lua_getglobal(L, "took_ps");
+  EXPECT_EQ(lua_tointeger(L, -1), 422000); // PLATFORMS.md: "PIO over PCI: read 0.422 us"
+  lua_getglobal(L, "value");
+  EXPECT_EQ(lua_tointeger(L, -1), 0x01020304);
+  lua_getglobal(L, "reg_ps");
+  EXPECT_EQ(lua_tointeger(L, -1), 422000);
+  lua_settop(L, 0);
+}
+
+std::string echo_script_call(int size, int warmup, int iterations) {
+  return kScripts + "/echo_latency.lua " + std::to_string(size) + " " + std::to_string(warmup) + " " +
+         std::to_string(iterations);
+}
+
+int64_t global_field(lua_State* L, const char* table, const char* field) {
+  lua_getglobal(L, table);
+  lua_getfield(L, -1, field);
+  const int64_t v = lua_tointeger(L, -1);
+  lua_pop(L, 2);
+  return v;
+}
+
+TEST(Processes, WaitMemoryWakesAtTheDmasTime) {
+  // Node 1's process waits for the completion record the echo firmware DMAs into its host
+  // memory; it must wake exactly when that DMA completes.
+  Runtime rt(options());
+  Outcome out = rt.run_string(R"(
+    package.path = ")" + kScripts + R"(/?.lua;" .. package.path
+    local E = require "echo_setup"
+    c, bufs = E.cluster(2)
+    c:spawn(0, "sender", function(p) E.send(p, 1, "ping") end)
+    c:spawn(1, "waiter", function(p)
+      p:wait_memory(function() return E.seq(c:node(1), bufs[1]) == 1 end)
+      woke_ps = p:now_ps()
+    end)
+  )", "setup.lua");
+  ASSERT_EQ(out.status, 0) << out.message;
+  auto box = rt.impl().clusters.at(0).box.lock();
+  ASSERT_NE(box, nullptr);
+  std::vector<Time> dma_done;
+  box->cluster->node(1).chip().on_event([&](const vm::ChipEventRecord& e) {
+    if (e.kind == vm::ChipEvent::HostDmaDone) dma_done.push_back(e.time);
+  });
+  out = rt.run_string("c:run{ until_ns = 1e6 }", "run.lua");
+  ASSERT_EQ(out.status, 0) << out.message;
+  ASSERT_EQ(dma_done.size(), 2u); // payload, then the completion record
+  lua_State* L = rt.state();
+  lua_getglobal(L, "woke_ps");
+  EXPECT_EQ(lua_tointeger(L, -1), dma_done.back());
+  lua_settop(L, 0);
+}
+
+TEST(Processes, LuaEchoMatchesTheCppEchoExperiment) {
+  // `lanaikit echo --sizes 4` and the Lua port must agree on the one-way latency (and, as
+  // they do the same things in the same order, on the whole event trace).
+  const Platform plat = load_platform(kSource + "/lua-scripts/platforms/vmmc.lua");
+  EchoConfig config;
+  config.cluster = cluster_params(plat, 2);
+  config.sizes = {4};
+  config.warmup = 2;
+  config.iterations = 10;
+  assembler::BuildOptions bo;
+  bo.startup = Options::defaults().crt0;
+  bo.runtime = Options::defaults().runtime_objects;
+  bo.sram_size = config.cluster.node.chip.sram_bytes;
+  auto image = assembler::build({kSource + "/firmware/echo/echo.c"}, bo);
+  ASSERT_TRUE(bool(image)) << llvm::toString(image.takeError());
+  const EchoResult cpp = run_echo(config, *image);
+
+  Runtime rt(options());
+  const Outcome out = rt.run_file(kScripts + "/echo_latency.lua", {"4", "2", "10"});
+  ASSERT_EQ(out.status, 0) << out.message;
+  EXPECT_EQ(global_field(rt.state(), "result", "median_ps"), cpp.sizes.at(0).median);
+  EXPECT_GT(cpp.sizes.at(0).median, 0);
+}
+
+TEST(Processes, ErrorInsideAProcessStopsTheRunWithItsTraceback) {
+  const Outcome out = run(R"(local c = lk.cluster{ nodes = 2 }
+c:spawn(0, "bad", function(p)
+  p:advance_ns(5)
+  error("boom")
+end)
+c:run{ for_ns = 1000 }
+error("not reached")
+)");
+  EXPECT_EQ(out.status, 1);
+  EXPECT_NE(out.message.find("process 'node0.bad' failed"), std::string::npos) << out.message;
+  EXPECT_NE(out.message.find("t.lua:4: boom"), std::string::npos) << out.message;
+  EXPECT_NE(out.message.find("stack traceback"), std::string::npos) << out.message;
+  EXPECT_EQ(out.message.find("not reached"), std::string::npos) << out.message;
+}
+
+TEST(Processes, ErrorInAWaitConditionIsTheProcessesError) {
+  const Outcome out = run(R"(local c = lk.cluster{ nodes = 2 }
+c:spawn(0, "cond", function(p)
+  p:wait_memory(function() return nil + 1 end)
+end)
+c:run{ for_ns = 1000 }
+)");
+  EXPECT_EQ(out.status, 1);
+  EXPECT_NE(out.message.find("process 'node0.cond' failed: in its wait_memory condition"), std::string::npos)
+      << out.message;
+  EXPECT_NE(out.message.find("t.lua:3:"), std::string::npos) << out.message;
+}
+
+TEST(Processes, CoroutineYieldInsideAProcessIsAnError) {
+  const Outcome out = run(R"(local c = lk.cluster{ nodes = 2 }
+c:spawn(0, "y", function(p) coroutine.yield() end)
+c:run{ for_ns = 1000 }
+)");
+  EXPECT_EQ(out.status, 1);
+  EXPECT_NE(out.message.find("coroutine.yield"), std::string::npos) << out.message;
+}
+
+TEST(Errors, ScriptErrorHasFileAndLine) {
+  const Outcome out = run("local x = 1\nlocal y = x + nil\n");
+  EXPECT_EQ(out.status, 1);
+  EXPECT_NE(out.message.find("t.lua:2:"), std::string::npos) << out.message;
+  EXPECT_NE(out.message.find("stack traceback"), std::string::npos) << out.message;
+}
+
+TEST(Errors, LkAssertCarriesTheSimulatedTime) {
+  const Outcome out = run("local c = lk.cluster{ nodes = 2 }\nc:run{ for_ns = 1500 }\nlk.assert(false, 'late')\n");
+  EXPECT_EQ(out.status, 1);
+  EXPECT_NE(out.message.find("t.lua:3: late (at simulated time 1.500 us)"), std::string::npos) << out.message;
+}
+
+// ---- limits ---------------------------------------------------------------------------------
+
+TEST(Limits, SimulatedTimeLimitStopsWithExitStatus3) {
+  Options o = options();
+  o.time_limit = 20 * kMicrosecond;
+  const Outcome out = run(R"(
+    local c = lk.cluster{ nodes = 2 }
+    local ok = pcall(c.run, c, { until_ns = 1e9 }) -- caught or not, the limit sticks
+  )", o);
+  EXPECT_EQ(out.status, 3);
+  EXPECT_EQ(out.kind, Outcome::Limit);
+  EXPECT_NE(out.message.find("simulated-time limit of 0.02 ms"), std::string::npos) << out.message;
+  EXPECT_NE(out.message.find("cluster 1 at simulated time 20.000 us"), std::string::npos) << out.message;
+  EXPECT_NE(out.message.find("node0.chip"), std::string::npos) << out.message;
+}
+
+TEST(Limits, WallLimitStopsALuaLoop) {
+  Options o = options();
+  o.wall_limit_s = 0.2;
+  const Outcome out = run("while true do end", o);
+  EXPECT_EQ(out.status, 3);
+  EXPECT_NE(out.message.find("wall-clock limit of 0.2 s"), std::string::npos) << out.message;
+}
+
+TEST(Limits, WallLimitStopsASimulationThatNeverEnds) {
+  Options o = options();
+  o.wall_limit_s = 0.3;
+  const Outcome out = run(R"(
+    local c = lk.cluster{ nodes = 2 }
+    c:spawn(0, "spin", function(p) while true do p:advance_ns(1000); p:sync() end end)
+    c:run{ stop_when_processes_done = true }
+  )", o);
+  EXPECT_EQ(out.status, 3);
+  EXPECT_NE(out.message.find("wall-clock limit"), std::string::npos) << out.message;
+  EXPECT_NE(out.message.find("where the chips are"), std::string::npos) << out.message;
+}
+
+// ---- determinism ----------------------------------------------------------------------------
+
+TEST(Determinism, SameScriptSameTraceHashWhateverTheSlices) {
+  uint64_t hashes[3] = {};
+  const Time slices[3] = {10 * kMicrosecond, 1 * kNanosecond, 333 * kNanosecond};
+  for (int i = 0; i < 3; ++i) {
+    Options o = options();
+    o.first_slice = slices[i];
+    Runtime rt(o);
+    const Outcome out = rt.run_file(kScripts + "/echo_latency.lua", {"16", "1", "3"});
+    ASSERT_EQ(out.status, 0) << out.message;
+    hashes[i] = uint64_t(global_field(rt.state(), "result", "trace_hash"));
+  }
+  EXPECT_NE(hashes[0], 0u);
+  EXPECT_EQ(hashes[0], hashes[1]);
+  EXPECT_EQ(hashes[0], hashes[2]);
+}
+
+// ---- firmware cache -------------------------------------------------------------------------
+
+TEST(FirmwareCache, SecondBuildOfAnUnchangedSourceDoesNotCompile) {
+  const std::string dir = temp_dir("cache");
+  const std::string src = temp_dir("cache-src");
+  {
+    std::ofstream(src + "/prog.c") << "#include \"value.h\"\nint main(void) { return VALUE; }\n";
+    std::ofstream(src + "/value.h") << "#define VALUE 3\n";
+  }
+  const std::string script = "fw = lk.firmware{ sources = { '" + src + "/prog.c' } }\n"
+                             "fw2 = lk.firmware{ sources = { '" + src + "/prog.c' } }\n";
+  std::string key;
+  fs::file_time_type mtime;
+  {
+    Runtime rt(options(dir));
+    const Outcome out = rt.run_string(script, "t.lua");
+    ASSERT_EQ(out.status, 0) << out.message;
+    EXPECT_EQ(rt.cache_stats().misses, 1u); // built once
+    EXPECT_EQ(rt.cache_stats().hits, 1u);   // then found in memory
+    key = rt.impl().firmware_cache().key({src + "/prog.c"}, [&] {
+      assembler::BuildOptions bo;
+      bo.startup = Options::defaults().crt0;
+      bo.runtime = Options::defaults().runtime_objects;
+      return bo;
+    }());
+    ASSERT_TRUE(fs::exists(rt.impl().firmware_cache().path_for(key)));
+    mtime = fs::last_write_time(rt.impl().firmware_cache().path_for(key));
+  }
+  {
+    Runtime rt(options(dir));
+    const Outcome out = rt.run_string(script + "local s = lk.firmware_cache_stats()\n"
+                                                "assert(s.hits == 2 and s.misses == 0)\n", "t.lua");
+    ASSERT_EQ(out.status, 0) << out.message;
+    EXPECT_EQ(rt.cache_stats().misses, 0u) << "an unchanged source was compiled again";
+    EXPECT_EQ(fs::last_write_time(rt.impl().firmware_cache().path_for(key)), mtime);
+  }
+  // Changing an included header changes the key.
+  std::ofstream(src + "/value.h") << "#define VALUE 4\n";
+  {
+    Runtime rt(options(dir));
+    const Outcome out = rt.run_string(script, "t.lua");
+    ASSERT_EQ(out.status, 0) << out.message;
+    EXPECT_EQ(rt.cache_stats().misses, 1u) << "a changed header must rebuild";
+  }
+  fs::remove_all(dir);
+  fs::remove_all(src);
+}
+
+TEST(FirmwareCache, CachedImageEqualsAFreshBuild) {
+  const std::string dir = temp_dir("cache-eq");
+  const std::string echo = kSource + "/firmware/echo/echo.c";
+  assembler::BuildOptions bo;
+  bo.startup = Options::defaults().crt0;
+  bo.runtime = Options::defaults().runtime_objects;
+  FirmwareCache a(dir, "test");
+  auto built = a.get({echo}, bo);
+  FirmwareCache b(dir, "test");
+  auto read = b.get({echo}, bo);
+  EXPECT_EQ(b.misses(), 0u);
+  EXPECT_EQ(*built, *read);
+  FirmwareCache c(dir, "another build");
+  c.get({echo}, bo);
+  EXPECT_EQ(c.misses(), 1u) << "another lanaikit build must not reuse the image";
+  fs::remove_all(dir);
+}
+
+TEST(FirmwareCache, BuildErrorsReachTheScript) {
+  const std::string src = temp_dir("bad-src");
+  std::ofstream(src + "/bad.c") << "int main(void) { return undeclared; }\n";
+  const Outcome out = run("lk.firmware{ sources = '" + src + "/bad.c' }");
+  EXPECT_EQ(out.status, 1);
+  EXPECT_NE(out.message.find("lk.firmware: build failed"), std::string::npos) << out.message;
+  EXPECT_NE(out.message.find("undeclared"), std::string::npos) << out.message;
+  fs::remove_all(src);
+}
+
+} // namespace
+} // namespace lanaikit::sim::lua

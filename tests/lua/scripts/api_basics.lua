@@ -1,0 +1,42 @@
+-- Small checks of the API surface that need no firmware: platforms, rng, errors,
+-- node memory, PIO timing, time limits of c:run.
+local lanaikit = require "lanaikit"
+assert(lanaikit == lk)
+
+local p = lk.platform("vmmc")
+assert(p.name == "vmmc" and p.pci.pio_read_ns == 422)
+p.link.latency_ns = 40
+local c = lk.cluster{ platform = p, nodes = 2 }
+assert(c:size() == 2)
+assert(#c:route(0, 1) == 1)
+
+-- PIO read: the bus transaction of the platform (0.422 us on VMMC).
+local n0 = c:node(0)
+n0:sram_write32(0x100, 0xdeadbeef)
+local took, value
+c:spawn(n0, "reader", function(proc)
+  local t0 = proc:now_ns()
+  value = proc:pio_read32(0x100)
+  took = proc:now_ns() - t0
+  proc:pio_write32(0x104, 7)   -- posted: only advances the local clock by 121 ns
+  lk.assert(proc:now_ns() - t0 == 422 + 121, "posted write charges its issue cost")
+  proc:sync()
+end)
+local t = c:run{ for_ns = 5000 }
+assert(took == 422, "pio_read32 took " .. tostring(took))
+assert(value == 0xdeadbeef)
+assert(n0:sram_read32(0x104) == 7)
+assert(t < 5000, "the run stops when every process is done: " .. t)
+
+-- Errors name the function, the argument and the expectation.
+local ok, err = pcall(lk.cluster, { nodes = "two" })
+assert(not ok and err:find("lk.cluster: argument 1 field 'nodes': expected a positive integer, got string", 1, true), err)
+
+-- Random numbers: same seed, same sequence.
+local g1, g2 = lk.rng(42), lk.rng(42)
+for _ = 1, 100 do assert(g1:uniform(1, 6) == g2:uniform(1, 6)) end
+local r = g1:real()
+assert(r >= 0 and r < 1)
+assert(g1:choice({ "a" }) == "a")
+assert(g1:exponential(10) >= 0)
+print("api basics ok")
