@@ -3,6 +3,7 @@
 #include "firmware/echo/echo.h"
 #include "host/process.h"
 #include "sim/profile_report.h"
+#include "sim/timeline.h"
 #include "sim/utilisation.h"
 
 #include <algorithm>
@@ -204,6 +205,8 @@ EchoResult run_echo(const EchoConfig& config, const assembler::FirmwareImage& fi
     });
     n.start();
   }
+  Timeline timeline(cluster, config.trace, config.pcap);
+  for (uint32_t i = 0; i < profilers.size(); ++i) timeline.add_profiler(i, profilers[i].get());
   cluster.node(0).spawn("pinger", [&c](Process& p) { return pinger(p, c); });
   cluster.node(1).spawn("echoer", [&c](Process& p) { return echoer(p, c); });
 
@@ -237,6 +240,11 @@ EchoResult run_echo(const EchoConfig& config, const assembler::FirmwareImage& fi
     cluster.node(i).chip().host_read_sram(ECHO_CTL + ECHO_CTL_REJECTED, b);
     result.rejected += uint32_t(b[0]) << 24 | uint32_t(b[1]) << 16 | uint32_t(b[2]) << 8 | b[3];
   }
+  timeline.finish();
+  for (uint32_t i = 0; i < profilers.size() && i < config.callgrind.size(); ++i)
+    if (config.callgrind[i])
+      write_callgrind_profile(*config.callgrind[i], "lanaikit echo (" + cluster.node(i).name() + ")",
+                              profile_tables(firmware, *profilers[i]));
   std::vector<const vm::Profiler*> profs;
   for (auto& p : profilers) profs.push_back(p.get());
   result.utilisation = format_utilisation(utilisation(cluster, profs));

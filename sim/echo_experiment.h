@@ -12,6 +12,8 @@
 #include "sim/cluster.h"
 #include "vm/profiler.h"
 
+#include <ostream>
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -29,6 +31,11 @@ struct EchoConfig {
   // counts. The CPUs then run on the reference model: same results, slower.
   bool profile = false;
   std::vector<std::string> handlers = {"send_message", "deliver"};
+  // Optional outputs (null: none): a Chrome trace-event timeline, a pcapng capture of every
+  // link, and per-node callgrind profiles (with `profile`).
+  std::ostream* trace = nullptr;
+  std::ostream* pcap = nullptr;
+  std::vector<std::ostream*> callgrind;
 };
 
 // Where one message's one-way time went, in picoseconds (they add up to `total`).

@@ -1,5 +1,7 @@
 #include "sim/profile_report.h"
 
+#include "sim/report/callgrind_out.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
@@ -133,6 +135,18 @@ std::string format_profile(const assembler::FirmwareImage& image, const vm::Prof
     o << "\n(no line table: build the firmware with -g for per-line counts)\n";
   }
   return o.str();
+}
+
+} // namespace lanaikit::sim
+
+namespace lanaikit::sim {
+
+void write_callgrind_profile(std::ostream& out, const std::string& command, const ProfileTables& tables) {
+  std::vector<report::CostLine> lines;
+  lines.reserve(tables.lines.size());
+  for (const LineCost& l : tables.lines)
+    lines.push_back({l.file.empty() ? "???" : l.file, l.function, l.line, l.instructions, l.cycles});
+  report::write_callgrind(out, command, lines);
 }
 
 } // namespace lanaikit::sim

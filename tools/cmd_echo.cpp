@@ -7,6 +7,8 @@
 #include "sim/platform.h"
 
 #include <cstdio>
+#include <fstream>
+#include <memory>
 #include <sstream>
 #include <string>
 
@@ -35,7 +37,10 @@ const char* const kHelp =
     "  --profile        profile the firmware: per-handler calls (--handlers), per-function and\n"
     "                   per-line counts (the firmware is built with -g); slower, same results\n"
     "  --handlers A,B   symbols profiled as handlers (default send_message,deliver)\n"
-    "  --profile-out P  also write the profile of node i to P.node<i>.txt\n";
+    "  --profile-out P  write node i's profile to P.node<i>.txt and P.node<i>.callgrind\n"
+    "                   (callgrind_annotate, KCachegrind) instead of printing it\n"
+    "  --trace FILE     a Chrome trace-event timeline (Perfetto): handlers, DMA, packets\n"
+    "  --pcap FILE      a pcapng capture of every link (Wireshark; docs/report.md)\n";
 
 std::vector<std::string> split(const std::string& list, char sep) {
   std::vector<std::string> out;
@@ -56,7 +61,7 @@ int cmd_echo(int argc, char** argv) {
   sim::EchoConfig config;
   std::string platform = "vmmc";
   std::string firmware = std::string(LANAIKIT_SOURCE_DIR) + "/firmware/echo/echo.c";
-  std::string profile_out;
+  std::string profile_out, trace_path, pcap_path;
   try {
     Args args(argc, argv, 2);
     while (!args.empty()) {
@@ -71,6 +76,8 @@ int cmd_echo(int argc, char** argv) {
       else if (a == "--max-batch") config.max_batch = parse_count(a, args.value_for(a));
       else if (a == "--profile") config.profile = true;
       else if (a == "--handlers") config.handlers = split(args.value_for(a), ',');
+      else if (a == "--trace") trace_path = args.value_for(a);
+      else if (a == "--pcap") pcap_path = args.value_for(a);
       else if (a == "--profile-out") {
         profile_out = args.value_for(a);
         config.profile = true;
@@ -102,6 +109,20 @@ int cmd_echo(int argc, char** argv) {
       std::fprintf(stderr, "lanaikit echo: %s\n", llvm::toString(image.takeError()).c_str());
       return 1;
     }
+    auto open = [](const std::string& path) {
+      auto f = std::make_unique<std::ofstream>(path, std::ios::binary);
+      if (!*f) throw std::runtime_error("cannot write " + path);
+      return f;
+    };
+    std::unique_ptr<std::ofstream> trace_file, pcap_file;
+    std::vector<std::unique_ptr<std::ofstream>> callgrind_files;
+    if (!trace_path.empty()) config.trace = (trace_file = open(trace_path)).get();
+    if (!pcap_path.empty()) config.pcap = (pcap_file = open(pcap_path)).get();
+    if (!profile_out.empty())
+      for (int i = 0; i < 2; ++i) {
+        callgrind_files.push_back(open(profile_out + ".node" + std::to_string(i) + ".callgrind"));
+        config.callgrind.push_back(callgrind_files.back().get());
+      }
     const sim::EchoResult r = sim::run_echo(config, *image);
     std::printf("platform %s: %s\n", plat.name.c_str(), plat.description.c_str());
     if (!plat.defaulted.empty()) {
@@ -120,7 +141,8 @@ int cmd_echo(int argc, char** argv) {
       if (!f) throw std::runtime_error("cannot write " + path);
       std::fputs(r.profiles[i].c_str(), f);
       std::fclose(f);
-      std::printf("profile of node %zu written to %s\n", i, path.c_str());
+      std::printf("profile of node %zu written to %s and %s.node%zu.callgrind\n", i, path.c_str(),
+                  profile_out.c_str(), i);
     }
     return 0;
   } catch (const std::exception& e) {

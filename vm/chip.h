@@ -28,6 +28,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 namespace lanaikit::vm {
 
@@ -125,7 +126,9 @@ public:
   // Called when the CPU faults or halts (after it stopped). The fault report is
   // cpu().fault_report().
   void on_stop(std::function<void(Chip&)> fn) { on_stop_ = std::move(fn); }
-  void on_event(std::function<void(const ChipEventRecord&)> fn) { on_event_ = std::move(fn); }
+  // Adds a listener for the engines' events (several may listen: an experiment's log, a
+  // timeline).
+  void on_event(std::function<void(const ChipEventRecord&)> fn) { on_event_.push_back(std::move(fn)); }
 
   // The host's view (PIO through the PCI window; the node times it). Offsets into SRAM,
   // register offsets as in chip_regs.h.
@@ -187,9 +190,11 @@ private:
   bool paused_ = false;
   RunResult run_cpu(uint64_t budget, bool cycle_budget);
   sim::Time pause();
-  std::function<void(const ChipEventRecord&)> on_event_;
+  std::vector<std::function<void(const ChipEventRecord&)>> on_event_;
   void emit(ChipEvent kind, uint32_t bytes) {
-    if (on_event_) on_event_(ChipEventRecord{kind, kernel_.now(), cpu_.instructions(), bytes});
+    if (on_event_.empty()) return;
+    const ChipEventRecord r{kind, kernel_.now(), cpu_.instructions(), bytes};
+    for (auto& fn : on_event_) fn(r);
   }
   std::string error_;
 

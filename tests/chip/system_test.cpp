@@ -5,6 +5,11 @@
 #include "sim/cluster.h"
 #include "sim/echo_experiment.h"
 #include "sim/platform.h"
+#include "sim/report/json.h"
+#include "sim/report/pcapng.h"
+
+#include <map>
+#include <sstream>
 
 #include <gtest/gtest.h>
 
@@ -79,6 +84,54 @@ TEST(System, ProfilingChangesNothingAndCountsEveryCall) {
   for (const char* row : {"| node0 cpu in handlers |", "| node1 cpu polling |", "| node0 pci bus |",
                           "| node1 host-dma engine |", "| link node0->sw0.0 |"})
     EXPECT_NE(prof.utilisation.find(row), std::string::npos) << row << "\n" << prof.utilisation;
+}
+
+// The timeline (Chrome trace events) and the capture (pcapng) of an echo run: every packet
+// on every link is captured with its exact time, and the trace holds handler, DMA and
+// packet spans that a trace viewer accepts.
+TEST(System, TimelineAndCaptureOfAnEchoRun) {
+  sim::EchoConfig c;
+  c.cluster = vmmc(2);
+  c.sizes = {4, 300};
+  c.warmup = 0;
+  c.iterations = 2;
+  c.profile = true;
+  std::ostringstream trace, pcap;
+  c.trace = &trace;
+  c.pcap = &pcap;
+  const sim::EchoResult r = sim::run_echo(c, echo_fw());
+  EXPECT_EQ(r.rejected, 0u);
+
+  const std::string bytes = pcap.str();
+  report::PcapngReader reader(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
+  ASSERT_EQ(reader.interfaces().size(), 4u); // two nodes, a link each way to the switch
+  // 4 messages each way, each crossing two links; the last echo's completion is not a
+  // packet. Every capture has the link's packet bytes and a picosecond timestamp.
+  EXPECT_EQ(reader.packets().size(), 16u);
+  std::map<std::string, int> per_link;
+  for (const auto& p : reader.packets()) {
+    ++per_link[reader.interfaces().at(p.interface).name];
+    EXPECT_EQ(reader.interfaces().at(p.interface).tsresol, 12);
+    EXPECT_GT(p.time_ps, 0);
+    EXPECT_FALSE(p.crc_error());
+  }
+  EXPECT_EQ(per_link["node0->sw0.0"], 4);
+  EXPECT_EQ(per_link["sw0.1->node1"], 4);
+
+  const report::JsonValue doc = report::parse_json(trace.str());
+  std::map<std::string, int> names;
+  for (const auto& e : doc.at("traceEvents").as_array()) {
+    ASSERT_TRUE(e.find("ph") && e.find("pid") && e.find("tid")) << report::to_json(e);
+    if (e.at("ph").as_string() == "X") {
+      ASSERT_TRUE(e.find("ts") && e.find("dur") && e.find("name"));
+      EXPECT_GE(e.at("dur").as_double(), 0.0);
+      ++names[e.at("name").as_string()];
+    }
+  }
+  EXPECT_EQ(names["send_message"], 8);
+  EXPECT_GE(names["deliver"], 7);
+  EXPECT_EQ(names["packet"], 16);
+  EXPECT_GE(names["DMA"], 14); // payload and completion record per delivery
 }
 
 TEST(System, SameInputsSameTraceHash) {
