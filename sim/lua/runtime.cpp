@@ -270,8 +270,12 @@ Outcome finish(Runtime::Impl& rt, int status) {
     out.kind = rt.failure_kind;
     out.status = rt.failure_kind == Outcome::Limit ? 3 : 1;
     out.message = rt.failure;
-    if (!error.empty() && error.find(rt.failure) == std::string::npos) out.message += "\n" + error;
-    else if (!error.empty()) out.message = error;
+    if (!error.empty()) {
+      // The script's own traceback, without the message it repeats.
+      const size_t tb = error.rfind("stack traceback:");
+      if (error.find(rt.failure) == std::string::npos) out.message += "\n" + error;
+      else if (tb != std::string::npos) out.message += "\nthe script was at:\n" + error.substr(tb);
+    }
     return out;
   }
   if (status != LUA_OK) {

@@ -186,11 +186,6 @@ TEST(Processes, PioReadTakesThePlatformsBusTime) {
   lua_settop(L, 0);
 }
 
-std::string echo_script_call(int size, int warmup, int iterations) {
-  return kScripts + "/echo_latency.lua " + std::to_string(size) + " " + std::to_string(warmup) + " " +
-         std::to_string(iterations);
-}
-
 int64_t global_field(lua_State* L, const char* table, const char* field) {
   lua_getglobal(L, table);
   lua_getfield(L, -1, field);

@@ -20,6 +20,7 @@ c:spawn(n0, "reader", function(proc)
   took = proc:now_ns() - t0
   proc:pio_write32(0x104, 7)   -- posted: only advances the local clock by 121 ns
   lk.assert(proc:now_ns() - t0 == 422 + 121, "posted write charges its issue cost")
+  proc:advance_ns(200)         -- the write lands 121 ns after it was posted
   proc:sync()
 end)
 local t = c:run{ for_ns = 5000 }
