@@ -17,6 +17,7 @@ benchmarks, not tests).
 import argparse
 import os
 import re
+import resource
 import statistics
 import subprocess
 import sys
@@ -132,20 +133,30 @@ def compile_time(args, tmp):
         return False
     lines = sum(1 for _ in open(big))
     elf = os.path.join(tmp, "big.elf")
-    times = []
+    times, cpu = [], []
     for _ in range(args.runs):
+        r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.perf_counter()
         err = build(args.lanaikit, big, elf, args.opt)
         times.append(time.perf_counter() - t0)
+        r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu.append((r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime))
         if err:
             print("\ncompile time: building the generated %d-line firmware failed:\n%s" %
                   (lines, err[:2000]))
             return False
-    med = statistics.median(times)
+    med, cpu_med = statistics.median(times), statistics.median(cpu)
+    # On a shared machine the wall time includes waiting for a core; the CPU time (user +
+    # system of the lanaikit process) is the compiler's own cost.
     print("\ncompile time: %d-line generated firmware (gen_big.py), `lanaikit build %s`, "
-          "source to linked image: median %.3f s of %d (min %.3f, max %.3f); target < %.1f s: %s"
-          % (lines, args.opt, med, len(times), min(times), max(times), COMPILE_TARGET_S,
-             "met" if med < COMPILE_TARGET_S else "NOT met"))
+          "source to linked image, median of %d:" % (lines, args.opt, len(times)))
+    print("  wall %.3f s (min %.3f, max %.3f): %s" %
+          (med, min(times), max(times),
+           "target < %.1f s met" % COMPILE_TARGET_S if med < COMPILE_TARGET_S else
+           "over the %.1f s target (load average %.1f)" % (COMPILE_TARGET_S, os.getloadavg()[0])))
+    print("  CPU  %.3f s (user + system): %s" %
+          (cpu_med, "target < %.1f s met" % COMPILE_TARGET_S if cpu_med < COMPILE_TARGET_S
+           else "over the %.1f s target" % COMPILE_TARGET_S))
     return True
 
 
