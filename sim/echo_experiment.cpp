@@ -3,6 +3,8 @@
 #include "firmware/echo/echo.h"
 #include "host/process.h"
 #include "sim/profile_report.h"
+#include "sim/report/csv.h"
+#include "sim/report/svg_plot.h"
 #include "sim/timeline.h"
 #include "sim/utilisation.h"
 
@@ -312,6 +314,44 @@ std::string format_echo(const EchoConfig& config, const EchoResult& r) {
                 static_cast<unsigned long long>(r.rejected));
   o << line;
   return o.str();
+}
+
+} // namespace lanaikit::sim
+
+namespace lanaikit::sim {
+
+void write_echo_csv(std::ostream& out, const EchoResult& r) {
+  const std::vector<std::string> cols = {
+      "bytes", "one_way_us_median", "one_way_us_min", "one_way_us_max", "mb_per_s",
+      "send_insns", "recv_insns", "host_send_us", "pci_us", "cpu_send_us", "wire_us",
+      "switch_engines_us", "cpu_recv_us", "dma_recv_us", "host_recv_us", "total_us"};
+  auto us = [](Time t) { return report::CsvCell(double(t) / 1e6); };
+  std::vector<std::vector<report::CsvCell>> rows;
+  for (const auto& s : r.sizes) {
+    const EchoBreakdown& b = s.breakdown;
+    rows.push_back({int64_t(s.bytes), us(s.median), us(s.min), us(s.max), s.mb_per_s,
+                    int64_t(s.send_insns), int64_t(s.recv_insns), us(b.host_send), us(b.pci_send),
+                    us(b.cpu_send), us(b.wire), us(b.network), us(b.cpu_recv), us(b.dma_recv),
+                    us(b.host_recv), us(b.total)});
+  }
+  report::write_csv(out, cols, rows);
+}
+
+std::string echo_latency_svg(const EchoResult& r, const std::string& title) {
+  report::PlotSpec spec;
+  spec.title = title;
+  spec.x_label = "message size (bytes)";
+  spec.y_label = "one-way latency (us)";
+  spec.log_x = true;
+  spec.log_y = true;
+  report::Series median{"median", {}}, fw{"firmware (send + receive CPU)", {}};
+  for (const auto& s : r.sizes) {
+    median.points.emplace_back(double(std::max<uint32_t>(s.bytes, 1)), double(s.median) / 1e6);
+    fw.points.emplace_back(double(std::max<uint32_t>(s.bytes, 1)),
+                           double(s.breakdown.cpu_send + s.breakdown.cpu_recv) / 1e6);
+  }
+  spec.series = {median, fw};
+  return report::render_svg(spec);
 }
 
 } // namespace lanaikit::sim

@@ -84,4 +84,9 @@ EchoResult run_echo(const EchoConfig& config, const assembler::FirmwareImage& fi
 // The result as the table `lanaikit echo` prints.
 std::string format_echo(const EchoConfig& config, const EchoResult& result);
 
+// The per-size results as CSV (one row per size: latencies in us, MB/s, instructions per
+// packet, the breakdown), and the latency curve as an SVG plot.
+void write_echo_csv(std::ostream& out, const EchoResult& result);
+std::string echo_latency_svg(const EchoResult& result, const std::string& title);
+
 } // namespace lanaikit::sim

@@ -40,7 +40,9 @@ const char* const kHelp =
     "  --profile-out P  write node i's profile to P.node<i>.txt and P.node<i>.callgrind\n"
     "                   (callgrind_annotate, KCachegrind) instead of printing it\n"
     "  --trace FILE     a Chrome trace-event timeline (Perfetto): handlers, DMA, packets\n"
-    "  --pcap FILE      a pcapng capture of every link (Wireshark; docs/report.md)\n";
+    "  --pcap FILE      a pcapng capture of every link (Wireshark; docs/report.md)\n"
+    "  --csv FILE       the per-size results as CSV\n"
+    "  --svg FILE       the latency curve as an SVG plot\n";
 
 std::vector<std::string> split(const std::string& list, char sep) {
   std::vector<std::string> out;
@@ -61,7 +63,7 @@ int cmd_echo(int argc, char** argv) {
   sim::EchoConfig config;
   std::string platform = "vmmc";
   std::string firmware = std::string(LANAIKIT_SOURCE_DIR) + "/firmware/echo/echo.c";
-  std::string profile_out, trace_path, pcap_path;
+  std::string profile_out, trace_path, pcap_path, csv_path, svg_path;
   try {
     Args args(argc, argv, 2);
     while (!args.empty()) {
@@ -78,6 +80,8 @@ int cmd_echo(int argc, char** argv) {
       else if (a == "--handlers") config.handlers = split(args.value_for(a), ',');
       else if (a == "--trace") trace_path = args.value_for(a);
       else if (a == "--pcap") pcap_path = args.value_for(a);
+      else if (a == "--csv") csv_path = args.value_for(a);
+      else if (a == "--svg") svg_path = args.value_for(a);
       else if (a == "--profile-out") {
         profile_out = args.value_for(a);
         config.profile = true;
@@ -131,6 +135,8 @@ int cmd_echo(int argc, char** argv) {
       std::printf("\n");
     }
     std::printf("\n%s", sim::format_echo(config, r).c_str());
+    if (!csv_path.empty()) sim::write_echo_csv(*open(csv_path), r);
+    if (!svg_path.empty()) *open(svg_path) << sim::echo_latency_svg(r, "echo one-way latency, " + plat.name);
     for (size_t i = 0; i < r.profiles.size(); ++i) {
       if (profile_out.empty()) {
         std::printf("\n%s", r.profiles[i].c_str());

@@ -234,6 +234,36 @@ def main():
                 p.returncode == 0 and re.search(r"^\| 4 \| \d+\.\d+ \|", p.stdout, re.M) is not None
                 and "one-way latency breakdown" in p.stdout and "simulated us per wall second" in p.stdout
                 and ", 0 packets rejected" in p.stdout, p.stdout + p.stderr)
+        prefix = os.path.join(work, "prof")
+        outs = {k: os.path.join(work, "echo." + k) for k in ("csv", "svg", "json", "pcapng")}
+        p = run([lk, "echo", "--sizes", "4,256", "--iterations", "2", "--profile-out", prefix,
+                 "--csv", outs["csv"], "--svg", outs["svg"], "--trace", outs["json"], "--pcap", outs["pcapng"]])
+        c.check("echo writes profile, callgrind, CSV, SVG, trace and capture", p.returncode == 0 and
+                all(os.path.getsize(f) > 0 for f in outs.values()) and
+                os.path.exists(prefix + ".node1.callgrind"), p.stdout + p.stderr)
+        if p.returncode == 0:
+            with open(outs["csv"]) as f:
+                rows = f.read().splitlines()
+            c.check("echo CSV: header and one row per size", len(rows) == 3 and rows[0].startswith("bytes,") and
+                    rows[1].startswith("4,") and rows[2].startswith("256,"), rows)
+            with open(outs["svg"]) as f:
+                svg = f.read()
+            c.check("echo SVG is an svg document with the series", svg.lstrip().startswith("<svg") or "<svg" in svg[:200],
+                    svg[:200])
+            import json
+            with open(outs["json"]) as f:
+                events = json.load(f)["traceEvents"]
+            c.check("echo trace: handler, DMA and packet spans", {"send_message", "deliver", "DMA", "packet"} <=
+                    {e.get("name") for e in events if e.get("ph") == "X"}, sorted({e.get("name") for e in events})[:20])
+            with open(outs["pcapng"], "rb") as f:
+                head = f.read(4)
+            c.check("echo capture is pcapng", head == b"\x0a\x0d\x0d\x0a", head)
+            try:
+                ann = run(["callgrind_annotate", prefix + ".node1.callgrind"])
+                c.check("callgrind_annotate reads the firmware profile", ann.returncode == 0 and
+                        "echo.c:deliver" in ann.stdout and "echo.c:send_message" in ann.stdout, ann.stdout + ann.stderr)
+            except FileNotFoundError:
+                print("  skip callgrind_annotate (not installed)")
         p = run([lk, "echo", "--platform", "nosuch"])
         c.check("echo unknown platform names the file", p.returncode == 1 and "nosuch.lua" in p.stderr,
                 p.stderr)
