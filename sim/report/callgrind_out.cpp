@@ -14,10 +14,18 @@ public:
   explicit Names(bool compress) : compress_(compress) {}
   std::string operator()(const std::string& name) {
     if (!compress_) return name;
-    if (auto it = ids_.find(name); it != ids_.end()) return "(" + std::to_string(it->second) + ")";
+    std::string out = "(";
+    if (auto it = ids_.find(name); it != ids_.end()) {
+      out += std::to_string(it->second);
+      out += ')';
+      return out;
+    }
     const size_t id = ids_.size() + 1;
     ids_.emplace(name, id);
-    return "(" + std::to_string(id) + ") " + name;
+    out += std::to_string(id);
+    out += ") ";
+    out += name;
+    return out;
   }
 
 private:

@@ -6,7 +6,6 @@
 
 #include <cmath>
 #include <cstdlib>
-#include <regex>
 
 namespace lanaikit::report {
 namespace {
@@ -82,10 +81,10 @@ TEST(SvgPlot, HasTheExpectedParts) {
   for (const char* t : {">0</text>", ">200</text>", ">1200</text>", ">60</text>"})
     EXPECT_NE(svg.find(t), std::string::npos) << t;
   // One polyline per multi-point series, each in its own colour and dash pattern.
-  std::regex poly("<polyline fill=\"none\" stroke=\"(#[0-9a-f]{6})\"");
+  const std::string poly = "<polyline fill=\"none\" stroke=\"";
   std::vector<std::string> colours;
-  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), poly); it != std::sregex_iterator(); ++it)
-    colours.push_back((*it)[1]);
+  for (size_t at = svg.find(poly); at != std::string::npos; at = svg.find(poly, at + 1))
+    colours.push_back(svg.substr(at + poly.size(), 7));
   ASSERT_EQ(colours.size(), 2u);
   EXPECT_NE(colours[0], colours[1]);
   EXPECT_NE(svg.find("stroke-dasharray=\"6 3\""), std::string::npos);

@@ -60,6 +60,30 @@ inline int run(const std::string& command, std::string* output) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+// The first line of `text` containing `needle`, or "" if none.
+inline std::string line_containing(const std::string& text, const std::string& needle) {
+  const size_t at = text.find(needle);
+  if (at == std::string::npos) return "";
+  const size_t b = text.rfind('\n', at);
+  const size_t e = text.find('\n', at);
+  return text.substr(b == std::string::npos ? 0 : b + 1, e == std::string::npos ? std::string::npos : e - (b + 1));
+}
+
+// True if the line holding `needle` starts (after blanks) with the given counts, in order,
+// each followed by a percentage: "  1,000 (23.72%)  1,500 (29.52%)  needle".
+inline bool counts_before(const std::string& text, const std::string& needle, const std::string& ir,
+                          const std::string& cycles) {
+  const std::string l = line_containing(text, needle);
+  if (l.empty()) return false;
+  const size_t a = l.find_first_not_of(' ');
+  if (a == std::string::npos || l.compare(a, ir.size() + 2, ir + " (") != 0) return false;
+  const size_t p = l.find(") ", a);
+  if (p == std::string::npos) return false;
+  const size_t c = l.find_first_not_of(' ', p + 1);
+  return c != std::string::npos && l.compare(c, cycles.size() + 2, cycles + " (") == 0 &&
+         l.find(needle, c) != std::string::npos;
+}
+
 inline bool have_program(const std::string& name) {
   std::string out;
   return run("command -v " + name, &out) == 0;
