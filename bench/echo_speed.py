@@ -34,16 +34,19 @@ def main():
     ap.add_argument("--no-callgrind", action="store_true")
     a = ap.parse_args()
     args = ["--sizes", a.sizes, "--iterations", str(a.iterations)]
-    rows = []
-    for _ in range(a.runs):
-        sim_us, wall, insns, _ = run(a.lanaikit, args)
-        rows.append((sim_us / wall, insns / wall / 1e6, sim_us, insns))
-    sim_rate = statistics.median(r[0] for r in rows)
-    mips = statistics.median(r[1] for r in rows)
     print(f"echo ping-pong, sizes {a.sizes}, {a.iterations} round trips each, {a.runs} runs")
-    print(f"| simulated us | guest insns | sim us / wall s (median) | guest M insn / s (median) |")
-    print(f"|---:|---:|---:|---:|")
-    print(f"| {rows[0][2]:.1f} | {rows[0][3]} | {sim_rate:,.0f} | {mips:.1f} |")
+    print(f"| mode | simulated us | guest insns | sim us / wall s (median) | guest M insn / s (median) |")
+    print(f"|---|---:|---:|---:|---:|")
+    for mode, extra in (("plain", []), ("profiled", ["--profile-out", os.devnull + "-echo-prof"])):
+        if mode == "profiled":
+            extra = ["--profile-out", os.path.join(tempfile.gettempdir(), "echo_speed_prof")]
+        rows = []
+        for _ in range(a.runs):
+            sim_us, wall, insns, _ = run(a.lanaikit, args + extra)
+            rows.append((sim_us / wall, insns / wall / 1e6, sim_us, insns))
+        sim_rate = statistics.median(r[0] for r in rows)
+        mips = statistics.median(r[1] for r in rows)
+        print(f"| {mode} | {rows[0][2]:.1f} | {rows[0][3]} | {sim_rate:,.0f} | {mips:.1f} |")
     if a.no_callgrind:
         return
     with tempfile.TemporaryDirectory() as d:
