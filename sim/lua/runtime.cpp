@@ -234,7 +234,10 @@ Runtime::Runtime(Options options) : impl_(std::make_unique<Impl>()) {
     lua_setfield(L, -2, "path");
   }
   lua_pop(L, 1);
+  // Threads inherit the hook from the thread that creates them; the aux thread exists
+  // already.
   lua_sethook(L, hook, LUA_MASKCOUNT, kHookInstructions);
+  lua_sethook(rt.aux, hook, LUA_MASKCOUNT, kHookInstructions);
 }
 
 Runtime::~Runtime() {

@@ -336,6 +336,48 @@ TEST(Limits, WallLimitStopsASimulationThatNeverEnds) {
   EXPECT_NE(out.message.find("where the chips are"), std::string::npos) << out.message;
 }
 
+TEST(Limits, WallLimitStopsAWaitConditionThatNeverReturns) {
+  Options o = options();
+  o.wall_limit_s = 0.2;
+  const Outcome out = run(R"(
+    local c = lk.cluster{ nodes = 2 }
+    c:spawn(0, "w", function(p) p:wait_memory(function() while true do end end) end)
+    c:run{ for_ns = 1000 }
+  )", o);
+  EXPECT_EQ(out.status, 3);
+  EXPECT_NE(out.message.find("wall-clock limit"), std::string::npos) << out.message;
+}
+
+// ---- results --------------------------------------------------------------------------------
+
+TEST(Results, CsvJsonAndSvgFilesAreWritten) {
+  const std::string dir = temp_dir("results");
+  const Outcome out = run("local d = '" + dir + R"('
+    lk.write_csv(d .. '/t.csv', { { bytes = 4, us = 6.5 }, { bytes = 64, us = 9.25 } })
+    lk.write_csv(d .. '/p.csv', { { 1, 'a' }, { 2, 'b,c' } }, { 'n', 's' })
+    lk.write_json(d .. '/r.json', { name = 'echo', sizes = { 4, 64 }, ok = true, empty = {} })
+    lk.plot_svg(d .. '/l.svg', { title = 'latency', x_label = 'bytes', y_label = 'us', log_x = true,
+                                series = { { name = 'vmmc', points = { { 4, 6.5 }, { 64, 9.25 } } } } })
+    lk.progress(1, 2, 'x'); lk.progress(2, 2, 'x')
+    local ok, err = pcall(lk.write_json, d .. '/bad.json', { f = function() end })
+    assert(not ok and err:find("lk.write_json: argument 2: at value.f: a function has no JSON form", 1, true), err)
+  )");
+  ASSERT_EQ(out.status, 0) << out.message;
+  auto slurp = [](const std::string& p) {
+    std::ifstream in(p);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+  };
+  EXPECT_EQ(slurp(dir + "/t.csv"), "bytes,us\r\n4,6.5\r\n64,9.25\r\n");
+  EXPECT_EQ(slurp(dir + "/p.csv"), "n,s\r\n1,a\r\n2,\"b,c\"\r\n");
+  const std::string json = slurp(dir + "/r.json");
+  EXPECT_NE(json.find("\"empty\": []"), std::string::npos) << json;
+  EXPECT_LT(json.find("\"empty\""), json.find("\"name\"")) << "keys are sorted: " << json;
+  EXPECT_NE(slurp(dir + "/l.svg").find("<svg"), std::string::npos);
+  fs::remove_all(dir);
+}
+
 // ---- determinism ----------------------------------------------------------------------------
 
 TEST(Determinism, SameScriptSameTraceHashWhateverTheSlices) {
