@@ -4,7 +4,9 @@
 
 #include <cmath>
 #include <functional>
+#include <cstring>
 #include <limits>
+#include <random>
 #include <sstream>
 
 namespace lanaikit::report {
@@ -193,6 +195,67 @@ TEST(JsonParse, RoundTripsWriterOutputExactly) {
     const std::string text = to_json(doc, pretty);
     EXPECT_EQ(parse_json(text), doc);
     EXPECT_EQ(to_json(parse_json(text), pretty), text);
+  }
+}
+
+} // namespace
+} // namespace lanaikit::report
+
+namespace lanaikit::report {
+namespace {
+
+// Random documents survive writing and parsing unchanged, compact and pretty.
+JsonValue random_value(std::mt19937_64& rng, int depth) {
+  const int kind = int(rng() % (depth > 3 ? 5 : 7));
+  switch (kind) {
+  case 0: return JsonValue(nullptr);
+  case 1: return JsonValue(bool(rng() & 1));
+  case 2: return JsonValue(int64_t(rng()));
+  case 3: {
+    double d;
+    do {
+      const uint64_t bits = rng();
+      std::memcpy(&d, &bits, sizeof d);
+    } while (!std::isfinite(d));
+    return JsonValue(d);
+  }
+  case 4: {
+    std::string s;
+    const size_t n = rng() % 12;
+    for (size_t i = 0; i < n; ++i) {
+      const uint32_t r = uint32_t(rng() % 6);
+      if (r == 0) s += char(rng() % 0x20);       // control characters
+      else if (r == 1) s += "\xC3\xA9";          // é
+      else if (r == 2) s += "\xF0\x9F\x98\x80";  // 😀
+      else if (r == 3) s += "\"\\/";
+      else s += char(0x20 + rng() % 0x5F);
+    }
+    return JsonValue(s);
+  }
+  case 5: {
+    JsonValue a = JsonValue::array();
+    for (size_t i = 0, n = rng() % 5; i < n; ++i) a.push_back(random_value(rng, depth + 1));
+    return a;
+  }
+  default: {
+    JsonValue o = JsonValue::object();
+    for (size_t i = 0, n = rng() % 5; i < n; ++i)
+      o.set("k" + std::to_string(rng() % 8), random_value(rng, depth + 1));
+    return o;
+  }
+  }
+}
+
+TEST(JsonParse, RandomDocumentsRoundTrip) {
+  std::mt19937_64 rng(12345);
+  for (int i = 0; i < 2000; ++i) {
+    const JsonValue v = random_value(rng, 0);
+    for (bool pretty : {false, true}) {
+      const std::string text = to_json(v, pretty);
+      JsonValue back;
+      ASSERT_NO_THROW(back = parse_json(text)) << text;
+      ASSERT_EQ(back, v) << text;
+    }
   }
 }
 
