@@ -246,6 +246,8 @@ TEST(Processes, LuaEchoMatchesTheCppEchoExperiment) {
   ASSERT_EQ(out.status, 0) << out.message;
   EXPECT_EQ(global_field(rt.state(), "result", "median_ps"), cpp.sizes.at(0).median);
   EXPECT_GT(cpp.sizes.at(0).median, 0);
+  // Same actions in the same order: the very same events.
+  EXPECT_EQ(uint64_t(global_field(rt.state(), "result", "trace_hash")), cpp.trace_hash);
 }
 
 TEST(Processes, ErrorInsideAProcessStopsTheRunWithItsTraceback) {
