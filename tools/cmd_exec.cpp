@@ -85,22 +85,17 @@ int cmd_exec(int argc, char** argv) {
       else throw UsageError("more than one image given ('" + path + "', '" + a + "')");
     }
     if (path.empty()) throw UsageError("no image given");
-    if (sram_size == 0 || sram_size % 4 != 0 || sram_size > 0x80000000ull)
-      throw UsageError("--sram-size must be a non-zero multiple of 4 up to 2G");
+    check_sram_size(sram_size);
   } catch (const UsageError& e) {
     return report_usage_error("exec", e);
   }
 
   const auto image = read_image("exec", path);
   if (!image) return 1;
-  vm::Sram sram{uint32_t(sram_size)};
-  vm::BareIo io{uint32_t(sram_size)};
-  io.echo_to(stdout);
-  vm::Cpu cpu(sram, io, costs);
-  if (const std::string err = load_image(*image, cpu); !err.empty()) {
-    std::fprintf(stderr, "lanaikit exec: %s: %s\n", path.c_str(), err.c_str());
-    return 1;
-  }
+  const auto machine = load_bare("exec", path, *image, sram_size, costs);
+  if (!machine) return 1;
+  vm::BareIo& io = machine->io;
+  vm::Cpu& cpu = machine->cpu;
 
   const auto start = std::chrono::steady_clock::now();
   vm::RunResult result;

@@ -1,6 +1,7 @@
 #include "tools/loader.h"
 
 #include "assembler/elf.h"
+#include "tools/args.h"
 #include "vm/debugger.h"
 
 #include "llvm/Support/Error.h"
@@ -26,20 +27,37 @@ std::string load_image(const assembler::FirmwareImage& image, vm::Cpu& cpu) {
   return {};
 }
 
+void check_sram_size(uint64_t bytes) {
+  if (bytes == 0 || bytes % 4 != 0 || bytes > 0x80000000ull)
+    throw UsageError("--sram-size must be a non-zero multiple of 4 up to 2G");
+}
+
+std::unique_ptr<BareMachine> load_bare(const char* command, const std::string& path,
+                                       const assembler::FirmwareImage& image, uint64_t sram_size,
+                                       vm::CostModel costs) {
+  auto m = std::make_unique<BareMachine>(uint32_t(sram_size), costs);
+  if (const std::string err = load_image(image, m->cpu); !err.empty()) {
+    std::fprintf(stderr, "lanaikit %s: %s: %s\n", command, path.c_str(), err.c_str());
+    return nullptr;
+  }
+  return m;
+}
+
 std::string where(const assembler::FirmwareImage& image, uint32_t addr) {
   std::string out;
   if (const auto* s = image.symbol_at(addr)) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "+0x%x", addr - s->address);
-    out = s->name + buf;
+    out = s->name;
+    out.append(buf);
   } else {
-    out = "?";
+    out.assign(1, '?'); // (not = "?": GCC 12 warns a false -Wrestrict on that here)
   }
   if (const auto loc = image.line_at(addr)) {
     std::string f(loc->file);
     const size_t slash = f.rfind('/');
     if (slash != std::string::npos) f = f.substr(slash + 1);
-    out += " (" + f + ":" + std::to_string(loc->line) + ")";
+    out.append(" (").append(f).append(":").append(std::to_string(loc->line)).append(")");
   }
   return out;
 }
@@ -50,7 +68,7 @@ std::string format_backtrace(const assembler::FirmwareImage& image, const vm::Cp
   int i = 0;
   auto line = [&](uint32_t pc) {
     std::snprintf(buf, sizeof buf, "#%d 0x%08x in ", i++, pc);
-    out += buf + where(image, pc) + "\n";
+    out.append(buf).append(where(image, pc)).push_back('\n');
   };
   for (const vm::Frame& f : vm::backtrace(cpu)) {
     line(f.pc);

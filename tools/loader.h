@@ -3,11 +3,36 @@
 
 #include "assembler/image.h"
 #include "vm/cpu.h"
+#include "vm/mmio.h"
+#include "vm/sram.h"
 
+#include <cstdio>
+#include <memory>
 #include <optional>
 #include <string>
 
 namespace lanaikit::tools {
+
+// A bare machine for `exec` and `debug`: SRAM, the bare-ABI page (program output echoed to
+// stdout) and the CPU, with an image loaded.
+struct BareMachine {
+  BareMachine(uint32_t sram_size, vm::CostModel costs)
+      : sram(sram_size), io(sram_size), cpu(sram, io, costs) {
+    io.echo_to(stdout);
+  }
+  vm::Sram sram;
+  vm::BareIo io;
+  vm::Cpu cpu;
+};
+
+// Checks an --sram-size value (throws UsageError).
+void check_sram_size(uint64_t bytes);
+
+// Loads `image` (read from `path`) into a new bare machine; on failure prints
+// "lanaikit COMMAND: path: why" and returns null.
+std::unique_ptr<BareMachine> load_bare(const char* command, const std::string& path,
+                                       const assembler::FirmwareImage& image, uint64_t sram_size,
+                                       vm::CostModel costs = {});
 
 // Returns an error message, or "" on success.
 std::string load_image(const assembler::FirmwareImage& image, vm::Cpu& cpu);

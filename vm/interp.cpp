@@ -161,6 +161,18 @@ RunResult Interp::run(uint8_t* const storage, uint64_t max_insns, HandlerTables*
 #define SYNC_D2                                                                                \
   (CPU->pc_ = addr(ip), CPU->npc_ = CPU->pc_ + 4, CPU->nnpc_ = addr(target))
 
+  // A stall of s cycles after the instruction at ip; under a cycle budget it is charged
+  // too, and if that overdraws the budget the rest of what was charged may not start.
+#define STALL_OR(s, overrun)                                                                   \
+  do {                                                                                         \
+    extra += (s);                                                                              \
+    if (__builtin_expect(cyc, 0)) {                                                            \
+      left -= (s);                                                                             \
+      stall_charged += (s);                                                                    \
+      if (left < 0) goto overrun;                                                              \
+    }                                                                                          \
+  } while (0)
+
   // Enter from the architectural state.
   goto reenter;
 
@@ -171,15 +183,7 @@ RunResult Interp::run(uint8_t* const storage, uint64_t max_insns, HandlerTables*
     ip += 1;                                                                                   \
     goto* ip->handler;                                                                         \
   } while (0)
-#define STALL(rd, s)                                                                           \
-  do {                                                                                         \
-    extra += (s);                                                                              \
-    if (__builtin_expect(cyc, 0)) {                                                            \
-      left -= (s);                                                                             \
-      stall_charged += (s);                                                                    \
-      if (left < 0) goto N_overrun;                                                            \
-    }                                                                                          \
-  } while (0)
+#define STALL(rd, s) STALL_OR(s, N_overrun)
 #define NO_STALL(rd, s) ((void)0)
 // Cycle budgets: a memory-mapped access (its cost is only known once done) leaves the run
 // and is executed by the precise path, which charges instruction by instruction.
@@ -396,15 +400,7 @@ D1_LDW_PC:
     ip += 1;                                                                                   \
     goto* ip->delay1;                                                                          \
   } while (0)
-#define STALL(rd, s)                                                                           \
-  do {                                                                                         \
-    extra += (s);                                                                              \
-    if (__builtin_expect(cyc, 0)) {                                                            \
-      left -= (s);                                                                             \
-      stall_charged += (s);                                                                    \
-      if (left < 0) goto D2_overrun;                                                           \
-    }                                                                                          \
-  } while (0)
+#define STALL(rd, s) STALL_OR(s, D2_overrun)
 #define NO_STALL(rd, s) ((void)0)
 #define MMIO_ENTER                                                                             \
   do {                                                                                         \
@@ -619,6 +615,7 @@ done : {
 
 #undef cyc
 #undef stall_charged
+#undef STALL_OR
 #undef CPU
 #undef slots
 #undef mem
