@@ -17,7 +17,7 @@ Timeline::Timeline(Cluster& cluster, std::ostream* trace, std::ostream* pcap, re
       const int dma = trace_->track(node, "host DMA");
       const int send = trace_->track(node, "send DMA");
       const int recv = trace_->track(node, "receive DMA");
-      cluster.node(i).chip().on_event([this, i, dma, send, recv](const vm::ChipEventRecord& e) {
+      listeners_.push_back(cluster.node(i).chip().on_event([this, i, dma, send, recv](const vm::ChipEventRecord& e) {
         switch (e.kind) {
         case vm::ChipEvent::HostDmaStart: dma_start_[i] = e.time; break;
         case vm::ChipEvent::HostDmaDone:
@@ -38,7 +38,7 @@ Timeline::Timeline(Cluster& cluster, std::ostream* trace, std::ostream* pcap, re
           break;
         case vm::ChipEvent::Doorbell: trace_->instant(send, "doorbell", e.time); break;
         }
-      });
+      }));
     }
   }
   // One tap per link serves both the capture and the trace.
@@ -62,6 +62,7 @@ Timeline::Timeline(Cluster& cluster, std::ostream* trace, std::ostream* pcap, re
 }
 
 Timeline::~Timeline() {
+  for (size_t i = 0; i < listeners_.size(); ++i) cluster_.node(uint32_t(i)).chip().remove_event_listener(listeners_[i]);
   net::Network& net = cluster_.network();
   for (size_t l = 0; l < net.link_count(); ++l) net.link_at(l).set_tap(nullptr);
   if (!finished_) finish();

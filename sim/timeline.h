@@ -37,6 +37,7 @@ private:
   std::unique_ptr<report::PcapngWriter> pcap_;
   std::vector<const vm::Profiler*> profilers_;
   std::vector<Time> dma_start_, send_start_, recv_start_;
+  std::vector<size_t> listeners_; // per node, on the chip
   bool finished_ = false;
 };
 

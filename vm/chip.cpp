@@ -224,7 +224,9 @@ RunResult Chip::run_cpu(uint64_t budget, bool cycle_budget) {
 sim::Time Chip::pause() {
   paused_ = true;
   if (on_break_) on_break_(*this);
-  return -1;
+  // Resumed from inside the callback: go on from here (the kernel takes the agent's
+  // return value, not a wake made during advance()).
+  return paused_ || !running() ? -1 : local_time();
 }
 
 // A debugger normally stops the kernel when the CPU pauses, so it resumes where it was. If

@@ -116,7 +116,8 @@ public:
   // either way (only the speed differs).
   void set_instrument(Instrument* ins) { instrument_ = ins; }
   // An Instrument stopped the CPU before an instruction (StopReason::Break): the chip
-  // pauses (its engines go on) and calls `fn`; resume() lets the CPU go on.
+  // pauses (its engines go on) and calls `fn`; resume() lets the CPU go on (also from
+  // inside `fn`, which then continues the CPU at once).
   void on_break(std::function<void(Chip&)> fn) { on_break_ = std::move(fn); }
   bool paused() const { return paused_; }
   void resume();
@@ -127,8 +128,14 @@ public:
   // cpu().fault_report().
   void on_stop(std::function<void(Chip&)> fn) { on_stop_ = std::move(fn); }
   // Adds a listener for the engines' events (several may listen: an experiment's log, a
-  // timeline).
-  void on_event(std::function<void(const ChipEventRecord&)> fn) { on_event_.push_back(std::move(fn)); }
+  // timeline); returns its id for remove_event_listener.
+  size_t on_event(std::function<void(const ChipEventRecord&)> fn) {
+    on_event_.push_back(std::move(fn));
+    return on_event_.size() - 1;
+  }
+  void remove_event_listener(size_t id) {
+    if (id < on_event_.size()) on_event_[id] = nullptr;
+  }
 
   // The host's view (PIO through the PCI window; the node times it). Offsets into SRAM,
   // register offsets as in chip_regs.h.
@@ -194,7 +201,8 @@ private:
   void emit(ChipEvent kind, uint32_t bytes) {
     if (on_event_.empty()) return;
     const ChipEventRecord r{kind, kernel_.now(), cpu_.instructions(), bytes};
-    for (auto& fn : on_event_) fn(r);
+    for (auto& fn : on_event_)
+      if (fn) fn(r);
   }
   std::string error_;
 
