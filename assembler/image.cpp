@@ -1,5 +1,7 @@
 #include "assembler/image.h"
 
+#include <cstdlib>
+
 #include <algorithm>
 
 namespace lanaikit::assembler {
@@ -75,6 +77,38 @@ const Symbol* FirmwareImage::symbol_at(uint32_t addr) const {
   if (below && below->size != 0)
     return nullptr; // sized and does not contain addr
   return below;
+}
+
+std::optional<uint32_t> FirmwareImage::address_of_line(std::string_view file, uint32_t line) const {
+  std::optional<uint32_t> best;
+  for (const LineRow& row : lines) {
+    if (row.end_sequence || row.line != line || row.file >= files.size()) continue;
+    const std::string& f = files[row.file];
+    const bool match = f == file || (f.size() > file.size() &&
+                                     f.compare(f.size() - file.size(), file.size(), file) == 0 &&
+                                     f[f.size() - file.size() - 1] == '/');
+    if (match && (!best || row.address < *best)) best = row.address;
+  }
+  return best;
+}
+
+std::optional<uint32_t> FirmwareImage::resolve_location(std::string_view loc) const {
+  if (loc.empty()) return std::nullopt;
+  if (loc[0] >= '0' && loc[0] <= '9') {
+    const std::string text(loc);
+    char* end = nullptr;
+    const unsigned long long v = std::strtoull(text.c_str(), &end, 0);
+    if (*end != '\0' || v > 0xFFFFFFFFull) return std::nullopt;
+    return uint32_t(v);
+  }
+  if (const size_t colon = loc.rfind(':'); colon != std::string_view::npos) {
+    const std::string num(loc.substr(colon + 1));
+    char* end = nullptr;
+    const unsigned long v = std::strtoul(num.c_str(), &end, 10);
+    if (num.empty() || *end != '\0') return std::nullopt;
+    return address_of_line(loc.substr(0, colon), uint32_t(v));
+  }
+  return symbol(loc);
 }
 
 std::optional<SourceLocation> FirmwareImage::line_at(uint32_t addr) const {

@@ -89,6 +89,11 @@ struct FirmwareImage {
   // Source location of the instruction at `addr` (from DWARF .debug_line of objects
   // built with -g). nullopt outside any line-table sequence.
   std::optional<SourceLocation> line_at(uint32_t addr) const;
+  // The lowest address whose line-table row is `line` of a file named `file` (the whole
+  // path, or its last components: "raw.fw", "firmware/raw/raw.fw"); nullopt if none.
+  std::optional<uint32_t> address_of_line(std::string_view file, uint32_t line) const;
+  // A location as a user writes it: an address ("0x90", "144"), a symbol, or FILE:LINE.
+  std::optional<uint32_t> resolve_location(std::string_view loc) const;
 
   // The segment containing `addr` (in [address, end())), or nullptr.
   const Segment* segment_at(uint32_t addr) const;

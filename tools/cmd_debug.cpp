@@ -47,27 +47,11 @@ std::string hex(uint32_t v) {
   return buf;
 }
 
-// An address from "0x...", a decimal number, a symbol, or FILE:LINE (the lowest address
-// the line table gives that line). Throws UsageError naming the location otherwise.
+// An address from "0x...", a decimal number, a symbol, or FILE:LINE.
 uint32_t resolve(const assembler::FirmwareImage& image, const std::string& loc) {
-  if (!loc.empty() && std::isdigit(static_cast<unsigned char>(loc[0])))
-    return uint32_t(parse_count("address", loc));
-  if (const size_t colon = loc.rfind(':'); colon != std::string::npos) {
-    const std::string file = loc.substr(0, colon);
-    const uint32_t line = uint32_t(parse_count("line", loc.substr(colon + 1)));
-    std::optional<uint32_t> best;
-    for (const auto& row : image.lines) {
-      if (row.end_sequence || row.line != line || row.file >= image.files.size()) continue;
-      const std::string& f = image.files[row.file];
-      const bool match = f == file || (f.size() > file.size() &&
-                                       f.compare(f.size() - file.size(), file.size(), file) == 0 &&
-                                       f[f.size() - file.size() - 1] == '/');
-      if (match && (!best || row.address < *best)) best = row.address;
-    }
-    if (!best) throw UsageError("no code for " + loc + " in the line table (built with -g?)");
-    return *best;
-  }
-  if (const auto a = image.symbol(loc)) return *a;
+  if (const auto a = image.resolve_location(loc)) return *a;
+  if (loc.find(':') != std::string::npos)
+    throw UsageError("no code for " + loc + " in the line table (built with -g?)");
   throw UsageError("no symbol '" + loc + "'");
 }
 
@@ -177,11 +161,9 @@ int cmd_debug(int argc, char** argv) {
         std::string what;
         if (!(in >> what)) throw UsageError("watch: what?");
         if (what[0] == '%') {
-          unsigned r = 32;
-          if (what == "%sw") r = vm::kSwReg;
-          for (unsigned i = 0; i < 32 && r == 32; ++i)
-            if (what.substr(1) == isa::reg_name(i) || what.substr(1) == "r" + std::to_string(i)) r = i;
-          if (r == 32) throw UsageError("watch: no register " + what);
+          const auto reg = vm::parse_register(what);
+          if (!reg) throw UsageError("watch: no register " + what);
+          const unsigned r = *reg;
           dbg.watch_register(r);
           std::printf("watching %s\n", what.c_str());
         } else {

@@ -33,6 +33,22 @@ std::vector<Frame> backtrace(const Cpu& cpu, size_t max_frames) {
   return out;
 }
 
+std::optional<unsigned> parse_register(std::string_view name) {
+  if (!name.empty() && name[0] == '%') name.remove_prefix(1);
+  if (name == "sw") return kSwReg;
+  for (unsigned i = 0; i < 32; ++i)
+    if (name == isa::reg_name(i)) return i;
+  if (name.size() >= 2 && name[0] == 'r') { // r0 .. r31 by number, whatever the alias
+    unsigned n = 0;
+    for (char c : name.substr(1)) {
+      if (c < '0' || c > '9' || n > 31) return std::nullopt;
+      n = n * 10 + unsigned(c - '0');
+    }
+    if (n < 32) return n;
+  }
+  return std::nullopt;
+}
+
 void Debugger::watch_memory(uint32_t addr, uint32_t len) {
   if (len == 0 || !cpu_.sram().contains(addr, len))
     throw std::invalid_argument("watchpoint " + hex(addr) + "+" + std::to_string(len) +

@@ -12,6 +12,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace lanaikit::vm {
@@ -25,6 +26,10 @@ struct Frame {
 // address at -4[%fp], the caller's %fp at -8[%fp]; it ends at %fp = 0 (set by crt0), at an
 // address outside SRAM, or after `max_frames`.
 std::vector<Frame> backtrace(const Cpu& cpu, size_t max_frames = 64);
+
+// A register by name, with or without '%': "r9", "%sp", "rca", "sw" (kSwReg); nullopt if
+// there is no such register.
+std::optional<unsigned> parse_register(std::string_view name);
 
 class Debugger final : public Instrument {
 public:
