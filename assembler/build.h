@@ -13,9 +13,9 @@
 namespace lanaikit::assembler {
 
 struct BuildOptions {
-  OptLevel opt = OptLevel::O2; // -O0/-O1/-O2/-Os for .c inputs
-  bool debug = false;          // -g: line table (for .c via clang, for .s via MC)
-  uint32_t sram_size = kDefaultSramSize;
+  OptLevel opt = OptLevel::O2; // -O0/-O1/-O2/-Os for .c and .fw inputs
+  bool debug = false;          // -g: line table (.c via clang, .fw via DIBuilder, .s via MC)
+  uint32_t sram_size = kDefaultSramSize; // also bounds pinned .fw globals
   bool zero_bss = false; // see LinkOptions::zero_bss
   // The startup object (defines _start, zeroes bss, calls main, halts). A .o, .s, .S or .c
   // path; always linked first unless `nostdlib`.
@@ -24,13 +24,14 @@ struct BuildOptions {
   std::vector<std::string> runtime;
   // Link only the inputs: no startup object, no runtime (the inputs must define _start).
   bool nostdlib = false;
-  std::vector<std::string> include_dirs; // -I for .c/.S inputs
+  std::vector<std::string> include_dirs; // -I for .c/.S inputs, import dirs for .fw
   std::vector<std::string> defines;      // -D for .c/.S inputs
   std::vector<std::string> extra_cflags; // more clang flags for .c/.S inputs
 };
 
 // Turns one input into an object according to its extension: .c and .S through clang,
-// .s through the in-process assembler, .o read as is. Anything else is an error naming the
+// .fw through the firmware-language compiler (assembler/fw/compile.h), .s through the
+// in-process assembler, .o read as is. Anything else is an error naming the
 // accepted kinds.
 llvm::Expected<Object> load_input(const std::string& path, const BuildOptions& options);
 
