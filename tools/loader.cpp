@@ -70,13 +70,7 @@ std::string format_backtrace(const assembler::FirmwareImage& image, const vm::Cp
     std::snprintf(buf, sizeof buf, "#%d 0x%08x in ", i++, pc);
     out.append(buf).append(where(image, pc)).push_back('\n');
   };
-  for (const vm::Frame& f : vm::backtrace(cpu)) {
-    line(f.pc);
-    // Stopped on a function's first instruction, its frame is not built yet: %fp is still
-    // the caller's, and the caller's call is in %rca (docs/abi.md).
-    const auto* s = image.symbol_at(f.pc);
-    if (i == 1 && s && s->address == f.pc && cpu.reg(15) >= 16) line(cpu.reg(15) - 16);
-  }
+  for (const vm::Frame& f : vm::backtrace(cpu)) line(f.pc);
   return out;
 }
 

@@ -19,6 +19,14 @@ std::vector<Frame> backtrace(const Cpu& cpu, size_t max_frames) {
   std::vector<Frame> out;
   uint32_t pc = cpu.pc(), fp = cpu.reg(5);
   const Sram& sram = const_cast<Cpu&>(cpu).sram();
+  // Stopped on a function's first instruction (the prologue's `st %fp, [--%sp]`), its frame
+  // is not built yet: %fp is still the caller's, and the caller's call is in %rca.
+  constexpr uint32_t kPushFp = 0x9293fffc;
+  if (pc % 4 == 0 && sram.contains(pc, 4) && sram.read32(pc) == kPushFp && cpu.reg(15) >= 16 &&
+      max_frames > 1) {
+    out.push_back({pc, fp});
+    pc = cpu.reg(15) - 16;
+  }
   while (out.size() < max_frames) {
     out.push_back({pc, fp});
     if (fp == 0 || fp % 4 || fp < 8 || !sram.contains(fp - 8, 8)) break;

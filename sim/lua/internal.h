@@ -187,6 +187,7 @@ void open_cluster(lua_State* L);
 void open_process(lua_State* L);
 void open_rng(lua_State* L);
 void open_results(lua_State* L);
+void open_instruments(lua_State* L); // after open_cluster: extends Cluster and Node
 
 // Shared between modules.
 ClusterBox& live_box(const Args& a, const std::shared_ptr<ClusterBox>& box);

@@ -206,6 +206,7 @@ Runtime::Runtime(Options options) : impl_(std::make_unique<Impl>()) {
   open_process(L);
   open_rng(L);
   open_results(L);
+  open_instruments(L);
   static const luaL_Reg fns[] = {
       {"trace_hash", wrap<lk_trace_hash>},
       {"firmware_cache_stats", wrap<lk_firmware_cache_stats>},
