@@ -56,7 +56,8 @@ int lk_cluster(lua_State* L) {
   Args a(L, "lk.cluster");
   Runtime::Impl& rt = runtime_of(L);
   const TableArg t = a.table(1);
-  t.only({"platform", "nodes", "topology", "nodes_per_switch", "spines", "max_batch", "host_pages"});
+  t.only({"platform", "nodes", "topology", "nodes_per_switch", "spines", "max_batch", "host_pages",
+          "stop_on_fault"});
   const uint32_t nodes = uint32_t(t.opt_positive("nodes").value_or(2));
   if (nodes > 4096) t.fail("nodes", "at most 4096 nodes");
   Platform plat;
@@ -98,6 +99,7 @@ int lk_cluster(lua_State* L) {
   if (auto v = t.opt_positive("spines")) params.spines = uint32_t(*v);
   if (auto v = t.opt_positive("host_pages")) params.node.host_pages = *v;
   const uint64_t max_batch = uint64_t(t.opt_integer("max_batch").value_or(0));
+  const bool stop_on_fault = t.opt_boolean("stop_on_fault").value_or(true);
 
   auto box = std::make_shared<ClusterBox>();
   box->rt = &rt;
@@ -109,6 +111,15 @@ int lk_cluster(lua_State* L) {
   for (uint32_t i = 0; i < box->cluster->size(); ++i) {
     vm::Chip& chip = box->cluster->node(i).chip();
     chip.set_max_batch(max_batch);
+    // A firmware fault is the run's failure (exit status 1), with the chip's report; a
+    // halt is not. The box owns the chip, so the raw pointer outlives the callback.
+    if (stop_on_fault)
+      chip.on_stop([rtp = &rt, b = box.get()](vm::Chip& c) {
+        if (!c.cpu().fault()) return;
+        rtp->fail(Outcome::ScriptError, "the firmware of " + c.name() + " faulted at simulated time " +
+                                            us_text(b->cluster->kernel().now()) + ":\n" + c.report());
+        b->cluster->kernel().stop();
+      });
   }
   box->id = rt.clusters.size();
   rt.clusters.push_back({box, 0});

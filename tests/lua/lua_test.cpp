@@ -288,6 +288,18 @@ c:run{ for_ns = 1000 }
   EXPECT_NE(out.message.find("coroutine.yield"), std::string::npos) << out.message;
 }
 
+TEST(Errors, FirmwareFaultStopsTheRunWithTheChipsReport) {
+  const std::string src = temp_dir("fault-src");
+  std::ofstream(src + "/fault.s") << "  .globl _start\n_start:\n  .long 0xffffffff\n";
+  const Outcome out = run("local fw = lk.firmware{ sources = '" + src + "/fault.s', nostdlib = true }\n"
+                          "local c = lk.cluster{ nodes = 2 }\n"
+                          "c:load(fw); c:start()\n"
+                          "c:run{ for_ns = 10000 }\n");
+  EXPECT_EQ(out.status, 1);
+  EXPECT_NE(out.message.find("the firmware of node0.chip faulted"), std::string::npos) << out.message;
+  fs::remove_all(src);
+}
+
 TEST(Errors, ScriptErrorHasFileAndLine) {
   const Outcome out = run("local x = 1\nlocal y = x + nil\n");
   EXPECT_EQ(out.status, 1);
