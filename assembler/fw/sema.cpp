@@ -114,6 +114,14 @@ private:
     return s;
   }
 
+  static bool reserved_name(const std::string& name) {
+    static const char* const runtime[] = {"memcpy", "memmove", "memset", "memcmp", "bcmp", "_start"};
+    if (name.size() >= 2 && name[0] == '_' && name[1] == '_') return true;
+    for (const char* r : runtime)
+      if (name == r) return true;
+    return false;
+  }
+
   void duplicate(const std::string& name, Pos pos, Pos earlier) {
     diag_.error(pos, "redefinition of " + q(name));
     diag_.note(earlier, q(name) + " was first declared here");
@@ -133,6 +141,15 @@ private:
         case Item::Var: k = Symbol::Global; break;
         case Item::Reg: k = Symbol::Reg; break;
         default: k = Symbol::Func; break;
+        }
+        // LLVM turns multiplications, divisions and copies into calls of these names, and
+        // the startup code calls _start: a definition of our own would capture them. An
+        // `extern fn` declaring the runtime's own is fine (calling memcpy directly).
+        if ((item.kind == Item::Var || k == Symbol::Func) && item.kind != Item::ExternFn &&
+            reserved_name(item.name)) {
+          diag_.error(item.pos, q(item.name) + " is reserved for the runtime and the code the "
+                                               "compiler generates: choose another name");
+          continue;
         }
         auto found = m_.globals.find(item.name);
         if (found != m_.globals.end()) {

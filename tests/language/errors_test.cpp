@@ -84,6 +84,18 @@ TEST(LanguageErrors, NestingTooDeep) {
   EXPECT_NE(first_error(chain).find("error: nesting too deep"), std::string::npos);
 }
 
+TEST(LanguageErrors, RuntimeNamesAreReserved) {
+  // A private __mulsi3 would capture every multiplication LLVM lowers to a call.
+  EXPECT_ERROR("fn __mulsi3(a: u32, b: u32) -> u32 { return 0; }\nfn main() -> i32 { return 0; }",
+               "t.fw:1:4: error: '__mulsi3' is reserved for the runtime and the code the compiler "
+               "generates: choose another name");
+  EXPECT_ERROR("var memcpy: u32;\nfn main() -> i32 { return 0; }",
+               "t.fw:1:5: error: 'memcpy' is reserved for the runtime and the code the compiler "
+               "generates: choose another name");
+  // Declaring the runtime's own memcpy to call it is fine.
+  EXPECT_TRUE(compile("extern fn memcpy(d: *u8, s: *u8, n: u32) -> *u8;\nfn main() -> i32 { return 0; }").ok);
+}
+
 TEST(LanguageErrors, UnknownName) {
   EXPECT_ERROR("fn f() -> u32 { return nope; }", "t.fw:1:24: error: unknown name 'nope'");
 }
