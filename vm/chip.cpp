@@ -15,36 +15,18 @@ std::string hex(uint64_t v) {
 }
 
 const char* reg_name(uint32_t offset) {
-  switch (offset) {
-  case regs::ISR: return "ISR";
-  case regs::EIMR: return "EIMR";
-  case regs::IT0: return "IT0";
-  case regs::RTC: return "RTC";
-  case regs::LAR: return "LAR";
-  case regs::EAR: return "EAR";
-  case regs::CTR: return "CTR";
-  case regs::DMA_DIR: return "DMA_DIR";
-  case regs::RMP: return "RMP";
-  case regs::RML: return "RML";
-  case regs::SMP: return "SMP";
-  case regs::SML: return "SML";
-  case regs::SMLT: return "SMLT";
-  case regs::HOST_SIG: return "HOST_SIG";
-  case regs::SIG: return "SIG";
-  case regs::RECV_STATUS: return "RECV_STATUS";
-  case regs::LINK_STATUS: return "LINK_STATUS";
-  case regs::CRC_ERRORS: return "CRC_ERRORS";
-  default: return nullptr;
-  }
+  const regs::RegisterName* r = regs::register_at(offset);
+  return r ? r->name : nullptr;
 }
 
 bool read_only(uint32_t offset) {
-  return offset == regs::HOST_SIG || offset == regs::RECV_STATUS ||
-         offset == regs::LINK_STATUS || offset == regs::CRC_ERRORS;
+  const regs::RegisterName* r = regs::register_at(offset);
+  return r && !r->writable;
 }
 
 bool write_only(uint32_t offset) {
-  return offset == regs::SML || offset == regs::SMLT || offset == regs::SIG;
+  const regs::RegisterName* r = regs::register_at(offset);
+  return r && !r->readable;
 }
 
 // Kernel tags of the chip's events (for the trace hash).

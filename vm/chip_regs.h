@@ -63,6 +63,31 @@ enum Bit : uint32_t {
 };
 
 inline constexpr uint32_t kLanSigBits = 0x00FF0000;
+
+// Every register by name, for messages, debuggers and scripts.
+struct RegisterName {
+  const char* name;
+  uint32_t offset;
+  bool readable, writable; // by the CPU
+};
+inline constexpr RegisterName kRegisterNames[] = {
+    {"ISR", ISR, true, true},           {"EIMR", EIMR, true, true},
+    {"IT0", IT0, true, true},           {"RTC", RTC, true, true},
+    {"LAR", LAR, true, true},           {"EAR", EAR, true, true},
+    {"CTR", CTR, true, true},           {"DMA_DIR", DMA_DIR, true, true},
+    {"RMP", RMP, true, true},           {"RML", RML, true, true},
+    {"SMP", SMP, true, true},           {"SML", SML, false, true},
+    {"SMLT", SMLT, false, true},        {"HOST_SIG", HOST_SIG, true, false},
+    {"SIG", SIG, false, true},          {"RECV_STATUS", RECV_STATUS, true, false},
+    {"LINK_STATUS", LINK_STATUS, true, false}, {"CRC_ERRORS", CRC_ERRORS, true, false},
+};
+
+// The register at `offset`, or null.
+constexpr const RegisterName* register_at(uint32_t offset) {
+  for (const auto& r : kRegisterNames)
+    if (r.offset == offset) return &r;
+  return nullptr;
+}
 inline constexpr uint32_t kLevelBits = DMA_INT_BIT | SEND_INT_BIT;
 
 } // namespace lanaikit::vm::regs

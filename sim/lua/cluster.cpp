@@ -12,18 +12,6 @@ namespace lanaikit::sim::lua {
 
 namespace {
 
-struct RegName {
-  const char* name;
-  uint32_t offset;
-};
-constexpr RegName kRegs[] = {
-    {"ISR", vm::regs::ISR},         {"EIMR", vm::regs::EIMR},         {"IT0", vm::regs::IT0},
-    {"RTC", vm::regs::RTC},         {"LAR", vm::regs::LAR},           {"EAR", vm::regs::EAR},
-    {"CTR", vm::regs::CTR},         {"DMA_DIR", vm::regs::DMA_DIR},   {"RMP", vm::regs::RMP},
-    {"RML", vm::regs::RML},         {"SMP", vm::regs::SMP},           {"HOST_SIG", vm::regs::HOST_SIG},
-    {"RECV_STATUS", vm::regs::RECV_STATUS}, {"LINK_STATUS", vm::regs::LINK_STATUS},
-    {"CRC_ERRORS", vm::regs::CRC_ERRORS},
-};
 
 void set_int(lua_State* L, const char* key, uint64_t v) {
   lua_pushinteger(L, lua_Integer(v));
@@ -515,8 +503,9 @@ int n_counters(lua_State* L) {
 int n_registers(lua_State* L) {
   Args a(L, "Node:registers", 1);
   Node& n = node_self(a);
-  lua_createtable(L, 0, int(std::size(kRegs)));
-  for (const auto& r : kRegs) set_int(L, r.name, n.chip().peek(r.offset));
+  lua_createtable(L, 0, int(std::size(vm::regs::kRegisterNames)));
+  for (const auto& r : vm::regs::kRegisterNames)
+    if (r.readable) set_int(L, r.name, n.chip().peek(r.offset));
   return 1;
 }
 

@@ -16,18 +16,6 @@ namespace lanaikit::sim::lua {
 
 namespace {
 
-struct RegName {
-  const char* name;
-  uint32_t offset;
-};
-constexpr RegName kHostRegs[] = {
-    {"ISR", vm::regs::ISR},         {"EIMR", vm::regs::EIMR},       {"IT0", vm::regs::IT0},
-    {"RTC", vm::regs::RTC},         {"LAR", vm::regs::LAR},         {"EAR", vm::regs::EAR},
-    {"CTR", vm::regs::CTR},         {"DMA_DIR", vm::regs::DMA_DIR}, {"RMP", vm::regs::RMP},
-    {"RML", vm::regs::RML},         {"SMP", vm::regs::SMP},         {"HOST_SIG", vm::regs::HOST_SIG},
-    {"RECV_STATUS", vm::regs::RECV_STATUS}, {"LINK_STATUS", vm::regs::LINK_STATUS},
-    {"CRC_ERRORS", vm::regs::CRC_ERRORS},
-};
 
 std::string traceback_of(Runtime::Impl& rt, lua_State* co) {
   const char* msg = lua_tostring(co, -1);
@@ -333,7 +321,7 @@ uint32_t register_offset(const Args& a, int arg) {
   lua_State* L = a.state();
   if (lua_type(L, a.index(arg)) == LUA_TSTRING) {
     const std::string name = a.string(arg);
-    for (const auto& r : kHostRegs)
+    for (const auto& r : vm::regs::kRegisterNames)
       if (name == r.name) return r.offset;
     a.fail(arg, "no register named '" + name + "' (ISR, EIMR, HOST_SIG, RTC, ...)");
   }
