@@ -485,26 +485,29 @@ int n_debugger(lua_State* L) {
   return 1;
 }
 
-// d:break_at(loc): an address, a symbol, or "file:line"; returns the address.
+// Argument 1 as a code location: an address, a symbol, or "file:line".
+uint32_t location_arg(const Args& a, const DebuggerUD& ud) {
+  if (lua_type(a.state(), a.index(1)) == LUA_TNUMBER) return a.u32(1);
+  const auto at = ud.image->resolve_location(a.string(1));
+  if (!at) a.fail(1, "no such location in the firmware (an address, a symbol or FILE:LINE of a -g build)");
+  return *at;
+}
+
+// d:break_at(loc) -> the address
 int d_break_at(lua_State* L) {
   Args a(L, "Debugger:break_at", 1);
   DebuggerUD& ud = debugger_self(a);
-  std::optional<uint32_t> at;
-  if (lua_type(L, 2) == LUA_TNUMBER) at = a.u32(1);
-  else at = ud.image->resolve_location(a.string(1));
-  if (!at) a.fail(1, "no such location in the firmware (an address, a symbol or FILE:LINE of a -g build)");
-  ud.dbg->add_breakpoint(*at);
-  lua_pushinteger(L, *at);
+  const uint32_t at = location_arg(a, ud);
+  ud.dbg->add_breakpoint(at);
+  lua_pushinteger(L, at);
   return 1;
 }
 
+// d:clear(loc) -> whether there was a breakpoint
 int d_clear(lua_State* L) {
   Args a(L, "Debugger:clear", 1);
   DebuggerUD& ud = debugger_self(a);
-  std::optional<uint32_t> at;
-  if (lua_type(L, 2) == LUA_TNUMBER) at = a.u32(1);
-  else at = ud.image->resolve_location(a.string(1));
-  lua_pushboolean(L, at && ud.dbg->remove_breakpoint(*at));
+  lua_pushboolean(L, ud.dbg->remove_breakpoint(location_arg(a, ud)));
   return 1;
 }
 
