@@ -438,43 +438,62 @@ template <class F> auto host_access(const Args& a, F f) {
   }
 }
 
-int n_host_read32(lua_State* L) {
-  Args a(L, "Node:host_read32", 1);
-  Node& n = node_self(a);
+
+} // namespace
+
+// Host memory from a Node or a Process (both bind these; untimed: set-up, inspection, or a
+// process at its local time). Arguments from 1: address, then value/length/string.
+int host_read32_arg(const Args& a, Node& n) {
   const int64_t addr = a.integer_in(1, 0, INT64_MAX, "a host physical address");
-  lua_pushinteger(L, host_access(a, [&] { return n.memory().read32(uint64_t(addr)); }));
+  lua_pushinteger(a.state(), host_access(a, [&] { return n.memory().read32(uint64_t(addr)); }));
   return 1;
 }
 
-int n_host_write32(lua_State* L) {
-  Args a(L, "Node:host_write32", 1);
-  Node& n = node_self(a);
+int host_write32_arg(const Args& a, Node& n) {
   const int64_t addr = a.integer_in(1, 0, INT64_MAX, "a host physical address");
   const uint32_t v = a.u32(2);
   host_access(a, [&] { n.memory().write32(uint64_t(addr), v); });
   return 0;
 }
 
-int n_host_read(lua_State* L) {
-  Args a(L, "Node:host_read", 1);
-  Node& n = node_self(a);
+int host_read_arg(const Args& a, Node& n) {
   const int64_t addr = a.integer_in(1, 0, INT64_MAX, "a host physical address");
   const uint32_t len = a.u32(2);
   std::vector<uint8_t> buf(len);
   host_access(a, [&] { n.memory().read(uint64_t(addr), buf); });
-  lua_pushlstring(L, reinterpret_cast<const char*>(buf.data()), buf.size());
+  lua_pushlstring(a.state(), reinterpret_cast<const char*>(buf.data()), buf.size());
   return 1;
 }
 
-int n_host_write(lua_State* L) {
-  Args a(L, "Node:host_write", 1);
-  Node& n = node_self(a);
+int host_write_arg(const Args& a, Node& n) {
   const int64_t addr = a.integer_in(1, 0, INT64_MAX, "a host physical address");
   const std::string s = a.string(2);
   host_access(a, [&] {
     n.memory().write(uint64_t(addr), std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(s.data()), s.size()));
   });
   return 0;
+}
+
+namespace {
+
+int n_host_read32(lua_State* L) {
+  Args a(L, "Node:host_read32", 1);
+  return host_read32_arg(a, node_self(a));
+}
+
+int n_host_write32(lua_State* L) {
+  Args a(L, "Node:host_write32", 1);
+  return host_write32_arg(a, node_self(a));
+}
+
+int n_host_read(lua_State* L) {
+  Args a(L, "Node:host_read", 1);
+  return host_read_arg(a, node_self(a));
+}
+
+int n_host_write(lua_State* L) {
+  Args a(L, "Node:host_write", 1);
+  return host_write_arg(a, node_self(a));
 }
 
 int n_counters(lua_State* L) {

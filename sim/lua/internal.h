@@ -194,5 +194,10 @@ ClusterBox& live_box(const Args& a, const std::shared_ptr<ClusterBox>& box);
 int spawn_process(lua_State* L); // Cluster:spawn
 uint32_t register_offset(const Args& a, int arg); // "ISR" or an offset
 std::string us_text(Time t);
+// Host memory access shared by Node and Process (sim/lua/cluster.cpp).
+int host_read32_arg(const Args& a, Node& n);
+int host_write32_arg(const Args& a, Node& n);
+int host_read_arg(const Args& a, Node& n);
+int host_write_arg(const Args& a, Node& n);
 
 } // namespace lanaikit::sim::lua

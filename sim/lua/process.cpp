@@ -236,51 +236,24 @@ int p_wait_interrupt(lua_State* L) {
   return kYield;
 }
 
-template <class F> auto host_access(const Args& a, F f) {
-  try {
-    return f();
-  } catch (const host::HostError& e) {
-    a.fail_message(e.what());
-  }
-}
-
 int p_read32(lua_State* L) {
   Args a(L, "Process:read32", 1);
-  Node& n = node_of(*process_self(a).proc);
-  const int64_t addr = a.integer_in(1, 0, INT64_MAX, "a host physical address");
-  lua_pushinteger(L, host_access(a, [&] { return n.memory().read32(uint64_t(addr)); }));
-  return 1;
+  return host_read32_arg(a, node_of(*process_self(a).proc));
 }
 
 int p_write32(lua_State* L) {
   Args a(L, "Process:write32", 1);
-  Node& n = node_of(*process_self(a).proc);
-  const int64_t addr = a.integer_in(1, 0, INT64_MAX, "a host physical address");
-  const uint32_t v = a.u32(2);
-  host_access(a, [&] { n.memory().write32(uint64_t(addr), v); });
-  return 0;
+  return host_write32_arg(a, node_of(*process_self(a).proc));
 }
 
 int p_read(lua_State* L) {
   Args a(L, "Process:read", 1);
-  Node& n = node_of(*process_self(a).proc);
-  const int64_t addr = a.integer_in(1, 0, INT64_MAX, "a host physical address");
-  const uint32_t len = a.u32(2);
-  std::vector<uint8_t> buf(len);
-  host_access(a, [&] { n.memory().read(uint64_t(addr), buf); });
-  lua_pushlstring(L, reinterpret_cast<const char*>(buf.data()), buf.size());
-  return 1;
+  return host_read_arg(a, node_of(*process_self(a).proc));
 }
 
 int p_write(lua_State* L) {
   Args a(L, "Process:write", 1);
-  Node& n = node_of(*process_self(a).proc);
-  const int64_t addr = a.integer_in(1, 0, INT64_MAX, "a host physical address");
-  const std::string s = a.string(2);
-  host_access(a, [&] {
-    n.memory().write(uint64_t(addr), std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(s.data()), s.size()));
-  });
-  return 0;
+  return host_write_arg(a, node_of(*process_self(a).proc));
 }
 
 int p_node(lua_State* L) {
