@@ -50,6 +50,7 @@ void Process::start(Body body, sim::Time at) {
 
 void Process::run_body() {
   task_ = std::make_unique<Task>(body_(*this));
+  current_ = task_->h_;
   task_->h_.resume();
 }
 
@@ -65,14 +66,14 @@ void Process::resume() {
     waited_ += now - std::max(local_, suspended_at_);
     local_ = now;
   }
-  kernel_.schedule_at(local_, [this] { task_->h_.resume(); }, kTagResume);
+  kernel_.schedule_at(local_, [this] { current_.resume(); }, kTagResume);
 }
 
 Process::Awaiter Process::sync() {
   return Awaiter{this, [this] {
                    suspended_at_ = local_;
                    // The kernel may already be past a process that was resumed late.
-                   kernel_.schedule_at(std::max(local_, kernel_.now()), [this] { task_->h_.resume(); },
+                   kernel_.schedule_at(std::max(local_, kernel_.now()), [this] { current_.resume(); },
                                        kTagResume);
                  }};
 }
@@ -84,7 +85,7 @@ Process::Awaiter Process::wait(WaitList& list, std::function<bool()> ready) {
                        std::max(local_, kernel_.now()),
                        [this, &list, ready = std::move(ready)]() mutable {
                          local_ = std::max(local_, kernel_.now());
-                         if (ready()) task_->h_.resume();
+                         if (ready()) current_.resume();
                          else list.waiters_.push_back(WaitList::Waiter{this, std::move(ready)});
                        },
                        kTagResume);

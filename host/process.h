@@ -18,7 +18,9 @@
 #include <exception>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace lanaikit::host {
@@ -45,6 +47,83 @@ public:
 private:
   friend class Process;
   explicit Task(std::coroutine_handle<promise_type> h) : h_(h) {}
+  std::coroutine_handle<promise_type> h_;
+};
+
+// A coroutine a process body (or another Op) awaits: `Op<int> f(Process& p) { co_await
+// p.sync(); co_return 1; }` ... `int v = co_await f(p);`. It starts when awaited and
+// resumes its awaiter when it returns (symmetric transfer, no event in between), so a
+// protocol library can offer blocking calls (send and wait, import) as ordinary
+// functions. The process resumes whichever coroutine suspended last: Process::Awaiter
+// records it. An exception inside an Op is rethrown at its co_await.
+template <class T = void> class Op;
+
+namespace detail {
+struct OpPromiseBase {
+  std::coroutine_handle<> continuation;
+  std::exception_ptr error;
+  std::suspend_always initial_suspend() noexcept { return {}; }
+  struct Final {
+    bool await_ready() const noexcept { return false; }
+    template <class P> std::coroutine_handle<> await_suspend(std::coroutine_handle<P> h) noexcept {
+      return h.promise().continuation ? h.promise().continuation : std::noop_coroutine();
+    }
+    void await_resume() const noexcept {}
+  };
+  Final final_suspend() noexcept { return {}; }
+  void unhandled_exception() { error = std::current_exception(); }
+};
+} // namespace detail
+
+template <class T> class Op {
+public:
+  struct promise_type : detail::OpPromiseBase {
+    std::optional<T> value;
+    Op get_return_object() { return Op(std::coroutine_handle<promise_type>::from_promise(*this)); }
+    template <class U> void return_value(U&& v) { value.emplace(std::forward<U>(v)); }
+  };
+  Op(Op&& o) noexcept : h_(std::exchange(o.h_, {})) {}
+  Op(const Op&) = delete;
+  ~Op() {
+    if (h_) h_.destroy();
+  }
+  bool await_ready() const noexcept { return false; }
+  std::coroutine_handle<> await_suspend(std::coroutine_handle<> parent) noexcept {
+    h_.promise().continuation = parent;
+    return h_;
+  }
+  T await_resume() {
+    if (h_.promise().error) std::rethrow_exception(h_.promise().error);
+    return std::move(*h_.promise().value);
+  }
+
+private:
+  explicit Op(std::coroutine_handle<promise_type> h) : h_(h) {}
+  std::coroutine_handle<promise_type> h_;
+};
+
+template <> class Op<void> {
+public:
+  struct promise_type : detail::OpPromiseBase {
+    Op get_return_object() { return Op(std::coroutine_handle<promise_type>::from_promise(*this)); }
+    void return_void() {}
+  };
+  Op(Op&& o) noexcept : h_(std::exchange(o.h_, {})) {}
+  Op(const Op&) = delete;
+  ~Op() {
+    if (h_) h_.destroy();
+  }
+  bool await_ready() const noexcept { return false; }
+  std::coroutine_handle<> await_suspend(std::coroutine_handle<> parent) noexcept {
+    h_.promise().continuation = parent;
+    return h_;
+  }
+  void await_resume() {
+    if (h_.promise().error) std::rethrow_exception(h_.promise().error);
+  }
+
+private:
+  explicit Op(std::coroutine_handle<promise_type> h) : h_(h) {}
   std::coroutine_handle<promise_type> h_;
 };
 
@@ -92,7 +171,10 @@ public:
     Process* p;
     std::function<void()> begin; // arranges a later resume()
     bool await_ready() const noexcept { return false; }
-    void await_suspend(std::coroutine_handle<>) { begin(); }
+    void await_suspend(std::coroutine_handle<> h) {
+      p->current_ = h; // the body itself or the innermost Op awaiting
+      begin();
+    }
     void await_resume() const noexcept {}
   };
   // Suspends until the kernel reaches the local clock.
@@ -117,6 +199,7 @@ private:
   std::string name_;
   Body body_;
   std::unique_ptr<Task> task_;
+  std::coroutine_handle<> current_; // what resume() continues: set by each Awaiter
   sim::Time local_ = 0;
   sim::Time suspended_at_ = 0;
   sim::Time waited_ = 0;

@@ -106,5 +106,60 @@ TEST(Process, AnExceptionStopsTheRunWithItsMessage) {
       std::runtime_error);
 }
 
+// A library call that blocks: waits for a condition inside a nested Op, then returns.
+Op<int> wait_then_value(Process& p, WaitList& list, const int& flag, int add) {
+  co_await p.wait(list, [&] { return flag != 0; });
+  p.advance(kMicrosecond);
+  co_return flag + add;
+}
+
+Op<> two_levels(Process& p, WaitList& list, const int& flag, int& out) {
+  co_await p.sync();
+  out = co_await wait_then_value(p, list, flag, 10);
+}
+
+TEST(Process, OpsNestAndResumeTheInnermostWaiter) {
+  sim::Kernel k;
+  WaitList list;
+  int flag = 0;
+  int out = 0;
+  Time after = -1;
+  Process p(k, "p");
+  p.start([&](Process& self) -> Task {
+    self.advance(2 * kMicrosecond);
+    co_await two_levels(self, list, flag, out);
+    after = self.local();
+  }, 0);
+  k.schedule_at(5 * kMicrosecond, [&] {
+    flag = 3;
+    list.notify();
+  });
+  k.run();
+  EXPECT_EQ(out, 13);
+  EXPECT_EQ(after, 6 * kMicrosecond); // woke at 5, then advanced 1 in the inner Op
+  EXPECT_TRUE(p.done());
+}
+
+Op<int> failing(Process& p) {
+  co_await p.sync();
+  throw std::runtime_error("import denied");
+  co_return 0;
+}
+
+TEST(Process, AnOpsExceptionIsThrownAtItsAwait) {
+  sim::Kernel k;
+  Process p(k, "p");
+  std::string caught;
+  p.start([&](Process& self) -> Task {
+    try {
+      (void)co_await failing(self);
+    } catch (const std::runtime_error& e) {
+      caught = e.what();
+    }
+  }, 0);
+  k.run();
+  EXPECT_EQ(caught, "import denied");
+}
+
 } // namespace
 } // namespace lanaikit::host
