@@ -188,6 +188,7 @@ void open_process(lua_State* L);
 void open_rng(lua_State* L);
 void open_results(lua_State* L);
 void open_instruments(lua_State* L); // after open_cluster: extends Cluster and Node
+void open_vmmc(lua_State* L);        // lk.vmmc, when built (sim/lua/vmmc.cmake)
 
 // Shared between modules.
 ClusterBox& live_box(const Args& a, const std::shared_ptr<ClusterBox>& box);

@@ -207,6 +207,9 @@ Runtime::Runtime(Options options) : impl_(std::make_unique<Impl>()) {
   open_rng(L);
   open_results(L);
   open_instruments(L);
+#ifdef LANAIKIT_HAVE_VMMC
+  open_vmmc(L); // lk.vmmc (sim/lua/vmmc.cmake)
+#endif
   static const luaL_Reg fns[] = {
       {"trace_hash", wrap<lk_trace_hash>},
       {"firmware_cache_stats", wrap<lk_firmware_cache_stats>},

@@ -1,0 +1,168 @@
+// VMMC's basic library, driver and daemon (docs/vmmc.md): the host side of the VMMC
+// control program (firmware/vmmc/vmmc.fw) on a simulated cluster.
+//
+// One `Vmmc` per cluster loads the LCP on every node, writes its set-up (node index, routes,
+// host memory size) and runs one driver process per node, which answers the LCP's
+// interrupts: TLB misses (pin pages, insert up to 32 translations) and notifications (run
+// the receiving endpoint's handler). An `Endpoint` is one user process's VMMC state. Its
+// blocking calls are host::Op coroutines, awaited from a host::Process on the endpoint's
+// node:
+//
+//   auto& a = vmmc.open(0), & b = vmmc.open(1);
+//   VirtAddr rbuf = b.alloc(4096);           // untimed set-up
+//   ... in b's process:  ExportId e = co_await b.export_buffer(p, rbuf, 4096, {});
+//   ... in a's process:  ImportResult imp = co_await a.import(p, 1, e);
+//                        SendResult r = co_await a.send(p, sbuf, imp.proxy, 4, {});
+//
+// Errors a program can make (an import the exporter does not allow, a proxy range outside
+// an import) come back as results; misuse of the API (a buffer not page-aligned, a process
+// on the wrong node) throws VmmcError.
+#pragma once
+
+#include "assembler/image.h"
+#include "host/address_space.h"
+#include "host/process.h"
+#include "sim/cluster.h"
+#include "sim/platform.h"
+#include "sim/time.h"
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace lanaikit::vmmc {
+
+using host::VirtAddr;
+using ProxyAddr = uint32_t;
+using ExportId = uint32_t;
+
+class VmmcError : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+// Host software costs. Defaults are lanaikit's; `costs_from_platform` takes the platform's
+// `host.costs` entries of the same names (ns) and says which it found.
+struct Costs {
+  sim::Time send_post = 0;       // whole cost of posting a send, PIO writes included
+  sim::Time daemon_call = 0;     // a process asking its local daemon (export, import)
+  sim::Time control_message = 0; // one daemon-to-daemon message over the Ethernet
+  sim::Time signal = 0;          // delivering a notification to the process's handler
+  host::PageCost pin;            // the driver pinning pages
+};
+Costs costs_from_platform(const sim::Platform& platform);
+
+struct EndpointId {
+  uint32_t node = 0;
+  uint32_t slot = 0; // process slot in the node's LCP
+  bool operator==(const EndpointId&) const = default;
+};
+
+struct ImportResult {
+  bool ok = false;
+  std::string error;   // why not (e.g. "export 3 on node 1 does not allow node 0 slot 1")
+  ProxyAddr proxy = 0; // first proxy address of the imported buffer
+  uint32_t len = 0;
+};
+
+struct SendOptions {
+  bool async = false;  // return once posted; test()/wait() for the buffer
+  bool notify = false; // raise a notification at the receiver after delivery
+};
+
+struct SendResult {
+  bool ok = false;          // false: rejected by the library (proxy range outside an
+  std::string error;        //   import, length) or by the LCP (completion word bit 31)
+  uint32_t seq = 0;         // request number: the handle for test()/wait()
+  bool is_short = false;    // sent as a short request (data copied by PIO)
+};
+
+struct Notification {
+  ExportId export_id = 0;
+  uint32_t offset = 0; // first byte of the message within the export
+  uint32_t len = 0;
+  uint32_t src_node = 0;
+};
+
+class Vmmc;
+
+class Endpoint {
+public:
+  EndpointId id() const;
+  sim::Node& node();
+  host::AddressSpace& space();
+
+  // Untimed set-up: maps fresh zeroed pages (page-aligned) in this process's space.
+  VirtAddr alloc(uint64_t bytes);
+  void write(VirtAddr va, std::span<const uint8_t> bytes); // untimed, as the CPU would
+  std::vector<uint8_t> read(VirtAddr va, uint64_t len);
+
+  // Exports [va, va + len) (page-aligned, whole pages) to the importers in `allowed`
+  // (empty: any). Pins the pages and writes the incoming page table through the local
+  // daemon. With `notify`, notifying messages that land in it raise notifications.
+  host::Op<ExportId> export_buffer(host::Process& p, VirtAddr va, uint32_t len,
+                                   std::vector<EndpointId> allowed, bool notify = false);
+  // Imports export `id` of `node`: the daemons' handshake over the control path, then the
+  // outgoing page table entries for the new proxy range.
+  host::Op<ImportResult> import(host::Process& p, uint32_t node, ExportId id);
+
+  // Sends len bytes from [src, src + len) to proxy address dst. Short (<= 128 bytes) or
+  // long is chosen here. Synchronous sends return when the send buffer may be reused.
+  host::Op<SendResult> send(host::Process& p, VirtAddr src, ProxyAddr dst, uint32_t len,
+                            SendOptions opt = {});
+  bool test(uint32_t seq) const;                       // is request `seq` complete?
+  host::Op<SendResult> wait(host::Process& p, uint32_t seq);
+
+  // Notifications: `handler` runs (after Costs::signal) in the driver's context for each
+  // notification, in order; or a process awaits the next one.
+  void on_notification(std::function<void(const Notification&)> handler);
+  host::Op<Notification> next_notification(host::Process& p);
+
+  // Waits until the host memory at va holds `value` (a 32-bit big-endian word), e.g. the
+  // flag word at the end of a message: spinning on a cache location, as VMMC programs do.
+  host::Op<void> wait_word(host::Process& p, VirtAddr va, uint32_t value);
+
+  // LCP counters of this process slot and the interface (untimed reads of SRAM).
+  struct Counters {
+    uint32_t bad_proxy, bad_len, bad_vaddr, notify_overflow;
+  };
+  Counters counters() const;
+
+private:
+  friend class Vmmc;
+  struct Impl;
+  explicit Endpoint(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+
+public:
+  ~Endpoint();
+};
+
+class Vmmc {
+public:
+  // Loads `lcp` on every node and starts the chips; the cluster's kernel has not run yet.
+  Vmmc(sim::Cluster& cluster, const assembler::FirmwareImage& lcp, Costs costs);
+  ~Vmmc();
+
+  // A new endpoint on `node` (throws VmmcError when all MAX_PROCS slots are used).
+  Endpoint& open(uint32_t node);
+
+  struct InterfaceCounters {
+    uint32_t sent, received, bad_crc, bad_magic, bad_len, bad_dest, tlb_misses, tlb_fills;
+  };
+  InterfaceCounters counters(uint32_t node) const;
+  const assembler::FirmwareImage& lcp() const;
+  sim::Cluster& cluster();
+
+private:
+  friend class Endpoint;
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+} // namespace lanaikit::vmmc
