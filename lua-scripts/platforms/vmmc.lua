@@ -50,6 +50,15 @@ return {
     page_bytes = 4096,          -- "assuming 4 KByte pages"; long sends in "page-sized chunks" (4 KB)
     costs = {
       send_post = 500,          -- "Posting a send >= 0.5 us" ("if only writes are used")
+      -- The paper gives no figure for these; lanaikit's estimates for Linux 2.0 on a
+      -- Pentium 166 (host/vmmc uses them; they cost set-up, TLB misses and notifications,
+      -- never the figures' steady-state latency or bandwidth):
+      daemon_call = 20000,      -- a process's request to its local VMMC daemon and the answer (Unix socket)
+      control_message = 150000, -- one daemon-to-daemon message over the Ethernet ("Daemons communicate
+                                --   with each other over Ethernet"): 10 Mb/s UDP through two kernels
+      signal = 10000,           -- delivering a notification: "code that invokes notifications using signals"
+      pin_call = 5000,          -- the driver locking send pages ("Send pages are locked in memory by the
+      pin_page = 1000,          --   VMMC driver"): per call and per page
     },
     -- interrupt_latency_ns: the paper gives no figure (TLB misses interrupt the driver,
     --   but their cost is not measured); left unset.
