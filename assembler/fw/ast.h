@@ -129,6 +129,7 @@ struct Item {
   std::vector<Param> params;            // Fn
   std::unique_ptr<Stmt> body;           // Fn (a BlockStmt)
   bool is_handler = false, is_export = false;
+  bool is_volatile = false;             // Var: `volatile var`, every access is volatile
   Pos end_pos;                          // Fn: closing brace (for the implicit return's line)
   Symbol* sym = nullptr;                // sema
 };

@@ -83,6 +83,7 @@ struct Dumper {
     std::string t = std::string(k[int(it.kind)]) + " " + it.name;
     if (it.is_handler) t = "Handler " + it.name;
     if (it.is_export) t = "Export" + t;
+    if (it.is_volatile) t = "Volatile" + t;
     if (it.type) t += ": " + type(it.type.get());
     line(0, t, it.pos);
     for (auto& f : it.fields) line(1, "Field " + f.name + ": " + type(f.type.get()), f.pos);

@@ -316,7 +316,7 @@ private:
     switch (e.kind) {
     case Expr::Name: {
       Symbol* s = const_cast<Symbol*>(e.sym);
-      return {static_cast<llvm::Value*>(s->cg), s->kind == Symbol::Reg};
+      return {static_cast<llvm::Value*>(s->cg), s->kind == Symbol::Reg || s->is_volatile};
     }
     case Expr::Unary: // Deref
       return {emit(*e.lhs), false};
@@ -334,8 +334,12 @@ private:
     case Expr::Field: {
       Expr& base = *e.lhs;
       const Type* st = e.field_through_pointer ? base.ty->elem : base.ty;
-      llvm::Value* addr = e.field_through_pointer ? emit(base) : emit_lvalue(base).addr;
-      return {b_.CreateStructGEP(mem_type(st), addr, e.field_index), false};
+      if (e.field_through_pointer)
+        return {b_.CreateStructGEP(mem_type(st), emit(base), e.field_index), false};
+      // A field of a volatile global is volatile (through a pointer, volatility is lost:
+      // the language has no volatile pointer types).
+      LValue a = emit_lvalue(base);
+      return {b_.CreateStructGEP(mem_type(st), a.addr, e.field_index), a.is_volatile};
     }
     default: break;
     }
@@ -602,8 +606,8 @@ private:
     }
   }
 
-  void copy_aggregate(llvm::Value* dst, llvm::Value* src, const Type* t) {
-    b_.CreateMemCpy(dst, align_of(t), src, align_of(t), b_.getInt32(t->size));
+  void copy_aggregate(llvm::Value* dst, llvm::Value* src, const Type* t, bool is_volatile = false) {
+    b_.CreateMemCpy(dst, align_of(t), src, align_of(t), b_.getInt32(t->size), is_volatile);
   }
 
   void init_local(llvm::Value* slot, const Type* t, Init* in) {
@@ -626,7 +630,8 @@ private:
     }
     Expr& e = *in->expr;
     if (t->is_aggregate()) {
-      copy_aggregate(slot, emit_lvalue(e).addr, t);
+      LValue src = emit_lvalue(e);
+      copy_aggregate(slot, src.addr, t, src.is_volatile);
       return;
     }
     store_value(emit_as(e, t), slot, t, false);
@@ -638,7 +643,7 @@ private:
       if (t.ty->is_aggregate()) {
         LValue src = emit_lvalue(*s.expr);
         LValue dst = emit_lvalue(t);
-        copy_aggregate(dst.addr, src.addr, t.ty);
+        copy_aggregate(dst.addr, src.addr, t.ty, src.is_volatile || dst.is_volatile);
         return;
       }
       llvm::Value* v = emit_as(*s.expr, t.ty);

@@ -51,7 +51,7 @@ bool is_keyword(std::string_view s) {
   static const char* const kw[] = {
       "as",     "asm",    "bool",   "break", "const",   "continue", "else", "export",
       "extern", "false",  "fn",     "handler", "if",    "import",   "loop", "offsetof",
-      "reg",    "return", "sizeof", "struct", "true",   "undefined", "var", "while", "u8",
+      "reg",    "return", "sizeof", "struct", "true",   "undefined", "var", "volatile", "while", "u8",
       "u16",    "u32",    "u64",    "i8",    "i16",     "i32",      "i64"};
   for (const char* k : kw)
     if (s == k) return true;
@@ -88,7 +88,7 @@ struct Builder {
   bool assign_compound = false;
   BinOp assign_op = BinOp::Add;
   Pos assign_pos;
-  bool is_export = false, is_handler = false;
+  bool is_export = false, is_handler = false, is_volatile = false;
   std::unique_ptr<Stmt> asm_stmt;
   // Start of the token that opened each construct being parsed (raw[] ranges are exact;
   // X3's _where is not the token's position).
@@ -516,6 +516,8 @@ struct Builder {
   void var_item() {
     Mark m = pop_mark();
     auto i = item(Item::Var);
+    i->is_volatile = is_volatile;
+    is_volatile = false;
     if (inits.size() > m.inits) i->init = pop_init();
     if (exprs.size() > m.exprs) i->expr = pop_expr();
     i->type = pop_type();
@@ -685,6 +687,7 @@ auto const a_var_item = [](auto& ctx) { B(ctx).var_item(); };
 auto const a_reg = [](auto& ctx) { B(ctx).reg_item(); };
 auto const a_param = [](auto& ctx) { B(ctx).param(); };
 auto const a_export = [](auto& ctx) { B(ctx).is_export = true; };
+auto const a_volatile = [](auto& ctx) { B(ctx).is_volatile = true; };
 auto const a_handler = [](auto& ctx) { B(ctx).is_handler = true; };
 auto const a_fn = [](auto& ctx) { B(ctx).fn_item(false); };
 auto const a_extern = [](auto& ctx) { B(ctx).fn_item(true); };
@@ -737,6 +740,9 @@ x3::rule<class if_id> const if_stmt = "if";
 x3::rule<class item_id> const item = "declaration";
 x3::rule<class fn_head_id> const fn_head = "fn";
 x3::rule<class params_id> const params = "parameter";
+// Named so an expectation failure reads as a message, not as X3's mangled parser type.
+x3::rule<class block_end_id> const block_end = "a statement or '}'";
+x3::rule<class volatile_var_id> const volatile_var = "'var' (only globals are volatile)";
 
 // Every nested expression (index, call argument, array size...) is one more level.
 auto const expr_def = guard[lor];
@@ -805,7 +811,8 @@ auto const init_def =
 
 auto const assign_tok = raw[lexeme[lit("<<=") | ">>=" | "+=" | "-=" | "*=" | "/=" | "%=" |
                                    "&=" | "|=" | "^=" | (lit('=') >> !lit('='))]];
-auto const block_def = guard[(omit[raw[lit('{')][a_mark_pos]] > *stmt > omit[raw[lit('}')][a_close]])[a_block]];
+auto const block_end_def = omit[raw[lit('}')][a_close]];
+auto const block_def = guard[(omit[raw[lit('{')][a_mark_pos]] > *stmt > block_end)[a_block]];
 auto const if_stmt_def =
     guard[(omit[raw[kw("if")][a_mark_pos]] > expr > block > -(kw("else") > (if_stmt | block)))[a_if]];
 auto const asm_ops_out = (string > '(' > expr > ')')[a_asm_out] % ',';
@@ -822,6 +829,7 @@ auto const stmt_def =
      ';')[a_asm_end] |
     block | (expr >> -(assign_tok[a_assign] > expr) > ';')[a_expr_stmt];
 
+auto const volatile_var_def = kw("var")[a_mark];
 auto const params_def = -((ident > ':' > type)[a_param] % ',');
 auto const fn_head_def = (omit[raw[kw("fn") | kw("handler")[a_handler]][a_mark_pos]] > ident > '(' >
                           params > ')' > -(lit("->") > type) > block)[a_fn];
@@ -831,6 +839,8 @@ auto const item_def =
     (kw("struct")[a_mark] > ident > '{' > *((ident > ':' > type > ';')[a_field_decl]) >
      '}')[a_struct] |
     (kw("var")[a_mark] > ident > ':' > type > -('@' > expr) > -('=' > init) > ';')[a_var_item] |
+    (kw("volatile")[a_volatile] > volatile_var > ident > ':' > type > -('@' > expr) >
+     -('=' > init) > ';')[a_var_item] |
     (kw("reg")[a_mark] > ident > ':' > type > '@' > expr > ';')[a_reg] |
     (kw("export")[a_export] > fn_head) | fn_head |
     (kw("extern") > omit[raw[kw("fn")][a_mark_pos]] > ident > '(' > params > ')' > -(lit("->") > type) >
@@ -838,7 +848,7 @@ auto const item_def =
 
 BOOST_SPIRIT_DEFINE(expr, lor, land, bor, bxor, band, equality, relation, shift, additive,
                     mult, cast, unary, postfix, primary, ident, string, type, base_type,
-                    init, block, stmt, if_stmt, item, fn_head, params)
+                    init, block, stmt, if_stmt, item, fn_head, params, block_end, volatile_var)
 
 auto const skipper = x3::space | (lit("//") >> *(char_ - '\n')) |
                      (lit("/*") >> *(char_ - "*/") >> "*/");
@@ -856,6 +866,9 @@ std::string expected_text(const std::string& which) {
     return "'" + which.substr(1, which.size() - 2) + "'";
   if (which.rfind("lexeme", 0) == 0 || which.rfind("raw", 0) == 0 ||
       which.rfind("sequence", 0) == 0 || which.rfind("alternative", 0) == 0)
+    return "a token";
+  // An unnamed parser with a semantic action: X3 names it by its (mangled) C++ type.
+  if (which.rfind("N5boost", 0) == 0 || which.find("boost") != std::string::npos)
     return "a token";
   return which;
 }
@@ -894,8 +907,8 @@ const char* parse_from(Builder& b, const char* at, const char* last) {
 // with a keyword that begins a declaration. Resuming anywhere else would mostly produce
 // follow-on nonsense.
 const char* resume_point(const char* err, const char* last) {
-  static const char* const starts[] = {"fn",  "handler", "struct", "var",   "const",
-                                       "reg", "import",  "export", "extern"};
+  static const char* const starts[] = {"fn",     "handler", "struct", "var",    "const",
+                                       "reg",    "import",  "export", "extern", "volatile"};
   const char* p = err;
   for (;;) {
     while (p < last && *p != '\n') ++p;

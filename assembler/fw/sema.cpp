@@ -164,7 +164,10 @@ private:
           s->st->pos = item.pos;
           s->st->decl = &item;
         }
-        if (k == Symbol::Global) s->defined_here = root;
+        if (k == Symbol::Global) {
+          s->defined_here = root;
+          s->is_volatile = item.is_volatile;
+        }
         if (k == Symbol::Func) {
           s->is_handler = item.is_handler;
           s->is_export = item.is_export || item.is_handler || item.name == "main";

@@ -28,6 +28,7 @@ struct Symbol {
   Int value = 0;
   // Global, Reg
   bool pinned = false;
+  bool is_volatile = false; // Global: declared `volatile var` (Reg: always)
   uint32_t address = 0;
   // Global, Func: this object holds the definition (else it is an external declaration)
   bool defined_here = false;

@@ -162,6 +162,39 @@ TEST(LanguageCompiler, HelpersAreInternalAndHandlersNeverInlined) {
   EXPECT_NE(ir.text.find("call void @h()"), std::string::npos) << ir.text;
 }
 
+// A pinned global the host writes by PIO: `volatile var` makes every access a volatile
+// load/store (fields and elements included), so a poll loop reads it every time; a plain
+// pinned global's loop load is hoisted (firmware/raw/compiler-bugs/pinned_poll.fw).
+TEST(LanguageCompiler, VolatileGlobalsAreReadEveryTime) {
+  const std::string src = "struct Box { flag: u32; words: u32[2]; }\n"
+                          "volatile var box: Box @ 0x10000;\n"
+                          "var plain: Box @ 0x10010;\n"
+                          "var copy: Box;\n"
+                          "fn main() -> i32 {\n"
+                          "  while box.flag == 0 { }\n"
+                          "  while box.words[1] == 0 { }\n"
+                          "  while plain.flag == 0 { }\n"
+                          "  copy = box;\n"
+                          "  return 0;\n"
+                          "}\n";
+  const fs::path path = write_temp("volatile.fw", src);
+  CompileOptions o = options();
+  o.opt = assembler::OptLevel::O2;
+  CompileResult ir = emit_text(path.string(), Emit::Ir, o);
+  ASSERT_TRUE(ir.ok) << ir.diagnostics;
+  EXPECT_NE(ir.text.find("load volatile i32, i32* inttoptr (i32 65536 to i32*)"), std::string::npos)
+      << ir.text;
+  EXPECT_NE(ir.text.find("load volatile i32, i32* inttoptr (i32 65544 to i32*)"), std::string::npos)
+      << ir.text;
+  EXPECT_EQ(ir.text.find("load volatile i32, i32* inttoptr (i32 65552"), std::string::npos)
+      << "the plain global must stay an ordinary load\n" << ir.text;
+  EXPECT_NE(ir.text.find("i1 true)"), std::string::npos) << "the struct copy is a volatile memcpy\n"
+                                                          << ir.text;
+  CompileResult ast = emit_text(path.string(), Emit::Ast, o);
+  ASSERT_TRUE(ast.ok);
+  EXPECT_NE(ast.text.find("VolatileVar box: Box"), std::string::npos) << ast.text;
+}
+
 // A firmware-shaped file: per event a message struct, a constant, a helper with a
 // data-dependent loop, and a handler touching registers and a pinned ring.
 std::string big_program(int events) {

@@ -58,6 +58,17 @@ TEST(LanguageErrors, SyntaxErrorsInSeveralDeclarations) {
       << r.diagnostics;
 }
 
+TEST(LanguageErrors, VolatileIsForGlobalVarsOnly) {
+  EXPECT_ERROR("volatile fn f() {}", "t.fw:1:10: error: expected 'var' (only globals are volatile)");
+  EXPECT_ERROR("fn f() {\n  volatile var x: u32 = 0;\n}\n",
+               "t.fw:2:3: error: expected a statement or '}'");
+}
+
+// X3 names an unnamed parser by its mangled C++ type; no such name may reach a message.
+TEST(LanguageErrors, StrayTokenInABlockReadsAsAMessage) {
+  EXPECT_ERROR("fn f() {\n  ) \n}\n", "t.fw:2:3: error: expected a statement or '}'");
+}
+
 TEST(LanguageErrors, SyntaxMissingOperand) {
   EXPECT_ERROR("fn f() -> u32 { return 1 + ; }", "t.fw:1:28: error: expected expression");
 }
