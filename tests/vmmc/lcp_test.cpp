@@ -1,0 +1,307 @@
+// The VMMC LANai control program (firmware/vmmc/vmmc.fw) driven without the host library:
+// a small harness writes set-up, page tables and routes straight into SRAM (untimed, as
+// the daemons would have at set-up), host processes post send-queue entries with PIO
+// writes, and an interrupt handler plays the driver for TLB misses. Everything the harness
+// touches in SRAM it finds through the image's layout table (docs/vmmc.md).
+#include "../chip/firmware.h"
+#include "sim/cluster.h"
+#include "sim/platform.h"
+#include "vm/chip_regs.h"
+
+#include <cstdio>
+#include <functional>
+#include <map>
+#include <memory>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace lanaikit {
+namespace {
+
+using sim::Time;
+namespace regs = vm::regs;
+
+constexpr uint32_t kPage = 4096;
+constexpr uint32_t kShort = 1u << 24, kNotify = 1u << 25, kRejected = 0x80000000u;
+
+const assembler::FirmwareImage& lcp_image() {
+  static const assembler::FirmwareImage img = test::build_firmware({test::source("firmware/vmmc/vmmc.fw")});
+  return img;
+}
+
+sim::ClusterParams vmmc_params(uint32_t nodes) {
+  return sim::cluster_params(sim::load_platform(test::source("lua-scripts/platforms/vmmc.lua")), nodes);
+}
+
+uint32_t be32(const uint8_t* b) { return uint32_t(b[0]) << 24 | uint32_t(b[1]) << 16 | uint32_t(b[2]) << 8 | b[3]; }
+
+// Physical memory plan of every node (the LCP tests need no allocator).
+constexpr uint64_t kDoneArea = 0x1000;   // completion word of process p at + 16 p
+constexpr uint64_t kRingArea = 0x2000;   // notification ring of process p at + 0x400 p
+constexpr uint32_t kRingSlots = 8;
+constexpr uint64_t kSendPage0 = 0x100;   // physical pages backing send buffers
+constexpr uint64_t kRecvPage0 = 0x800;   // physical pages of receive buffers (exported)
+constexpr uint32_t kVBase = 0x40000;     // virtual page of the first send page
+
+struct Lcp {
+  std::unique_ptr<sim::Cluster> cluster;
+  const assembler::FirmwareImage& img = lcp_image();
+  uint32_t ctl = 0, procs = 0, opt = 0, ipt = 0, routes = 0;
+  uint32_t proc_size = 0, req_size = 0;
+  // The driver: per (node, process) the virtual -> physical pages it can pin.
+  std::map<std::pair<uint32_t, uint32_t>, std::map<uint32_t, uint32_t>> maps;
+  std::vector<uint32_t> misses_served, notify_irqs;
+
+  explicit Lcp(uint32_t nodes, std::function<void(sim::ClusterParams&)> tweak = {}) {
+    sim::ClusterParams cp = vmmc_params(nodes);
+    if (tweak) tweak(cp);
+    cluster = std::make_unique<sim::Cluster>(cp);
+    ctl = *img.symbol("vmmc");
+    procs = *img.symbol("vmmc_procs");
+    opt = *img.symbol("vmmc_opt");
+    ipt = *img.symbol("vmmc_ipt");
+    routes = *img.symbol("vmmc_routes");
+    proc_size = img.layout("VmmcProc").size;
+    req_size = img.layout("VmmcSendReq").size;
+    misses_served.assign(nodes, 0);
+    notify_irqs.assign(nodes, 0);
+    for (uint32_t i = 0; i < nodes; ++i) setup(i);
+  }
+
+  sim::Cluster& c() { return *cluster; }
+  sim::Node& node(uint32_t n) { return cluster->node(n); }
+  uint32_t f(const char* s, const char* field) const { return img.layout(s).field(field).offset; }
+  uint32_t cf(const char* field) const { return ctl + f("VmmcCtl", field); }
+  uint32_t proc(uint32_t p) const { return procs + p * proc_size; }
+  uint32_t pf(uint32_t p, const char* field) const { return proc(p) + f("VmmcProc", field); }
+  uint32_t req(uint32_t p, uint32_t slot) const { return pf(p, "sendq") + slot * req_size; }
+
+  void put(uint32_t n, uint32_t addr, uint32_t v) {
+    const uint8_t b[4] = {uint8_t(v >> 24), uint8_t(v >> 16), uint8_t(v >> 8), uint8_t(v)};
+    node(n).chip().host_write_sram(addr, b);
+  }
+  uint32_t get(uint32_t n, uint32_t addr) {
+    uint8_t b[4];
+    node(n).chip().host_read_sram(addr, b);
+    return be32(b);
+  }
+  uint32_t counter(uint32_t n, const char* name) { return get(n, cf(name)); }
+  uint32_t pcounter(uint32_t n, uint32_t p, const char* name) { return get(n, pf(p, name)); }
+  uint32_t mem32(uint32_t n, uint64_t addr) {
+    uint8_t b[4];
+    node(n).memory().read(addr, b);
+    return be32(b);
+  }
+  std::vector<uint8_t> mem(uint32_t n, uint64_t addr, uint64_t len) {
+    std::vector<uint8_t> v(len);
+    node(n).memory().read(addr, v);
+    return v;
+  }
+
+  void setup(uint32_t n) {
+    sim::Node& nd = node(n);
+    nd.load(img);
+    put(n, cf("node"), n);
+    put(n, cf("host_pages"), uint32_t(nd.memory().pages()));
+    for (uint32_t j = 0; j < c().size(); ++j) {
+      const auto& r = c().network().route(n, j);
+      uint8_t e[12] = {};
+      const uint32_t len = r.empty() && j != n ? 9 : uint32_t(r.size());
+      e[3] = uint8_t(len);
+      for (size_t k = 0; k < r.size() && k < 8; ++k) e[4 + 8 - r.size() + k] = r[k];
+      nd.chip().host_write_sram(routes + j * 12, e);
+    }
+    put(n, cf("go"), 1);
+    nd.chip().host_write_reg(regs::EIMR, regs::LAN0_SIG_BIT | regs::LAN1_SIG_BIT);
+    nd.on_interrupt([this, n] { driver(n); });
+  }
+
+  // Opens process slot p on node n (completion word and notification ring in host memory).
+  void open(uint32_t n, uint32_t p) {
+    put(n, pf(p, "done_addr"), uint32_t(kDoneArea + 16 * p));
+    put(n, pf(p, "notify_ring"), uint32_t(kRingArea + 0x400 * p));
+    put(n, pf(p, "notify_slots"), kRingSlots);
+    put(n, pf(p, "active"), 1);
+  }
+  void start() {
+    for (uint32_t i = 0; i < c().size(); ++i) node(i).start();
+  }
+
+  void set_opt(uint32_t n, uint32_t p, uint32_t page, uint32_t entry) { put(n, opt + (p * 2048 + page) * 4, entry); }
+  void map_proxy(uint32_t n, uint32_t p, uint32_t page, uint32_t dest, uint32_t ppage) {
+    set_opt(n, p, page, 0x80000000u | dest << 24 | ppage);
+  }
+  void set_ipt(uint32_t n, uint32_t page, uint8_t v) { node(n).chip().host_write_sram(ipt + page, {&v, 1}); }
+  // The driver's view of process p's address space: virtual page -> physical page.
+  void map_virt(uint32_t n, uint32_t p, uint32_t vpage, uint32_t ppage) { maps[{n, p}][vpage] = ppage; }
+
+  void driver(uint32_t n) {
+    vm::Chip& chip = node(n).chip();
+    const uint32_t isr = chip.host_read_reg(regs::ISR);
+    if (isr & regs::LAN1_SIG_BIT) {
+      chip.host_write_reg(regs::ISR, regs::LAN1_SIG_BIT);
+      ++notify_irqs[n];
+    }
+    if (isr & regs::LAN0_SIG_BIT) {
+      chip.host_write_reg(regs::ISR, regs::LAN0_SIG_BIT);
+      const uint32_t seq = get(n, cf("miss_seq")), p = get(n, cf("miss_proc"));
+      const uint32_t vpage = get(n, cf("miss_vpage")), pages = get(n, cf("miss_pages"));
+      const auto& m = maps[{n, p}];
+      uint32_t count = 0;
+      const uint32_t fill = cf("fill");
+      for (uint32_t i = 0; i < std::min(pages, 32u); ++i) {
+        auto it = m.find(vpage + i);
+        if (it == m.end()) break;
+        put(n, fill + 8 * count, vpage + i);
+        put(n, fill + 8 * count + 4, it->second);
+        ++count;
+      }
+      put(n, cf("fill_proc"), p);
+      put(n, cf("fill_count"), count);
+      put(n, cf("fill_seq"), seq);
+      chip.host_write_reg(regs::HOST_SIG, 1);
+      ++misses_served[n];
+    }
+  }
+
+  // Runs until done() or the limit; a CPU fault fails the test.
+  void run(const std::function<bool()>& done, Time limit = 200 * sim::kMillisecond) {
+    for (uint32_t i = 0; i < c().size(); ++i)
+      node(i).chip().on_stop([](vm::Chip& chip) {
+        if (chip.cpu().fault()) ADD_FAILURE() << chip.name() << ":\n" << chip.cpu().fault_report();
+      });
+    while (!done() && c().kernel().now() < limit) c().kernel().run_until(c().kernel().now() + 20 * sim::kMicrosecond);
+    EXPECT_TRUE(done()) << "not finished by " << limit << " ps";
+  }
+  void run_for(Time t) { c().kernel().run_until(c().kernel().now() + t); }
+};
+
+// Posts requests into one process slot's send queue with PIO writes, as the library does.
+struct Poster {
+  Lcp& h;
+  uint32_t n, p;
+  uint32_t next = 1;      // next request number
+  uint32_t consumed = 0;  // last value read by PIO
+
+  // Waits (PIO reads) while every slot is in use.
+  host::Op<void> reserve(host::Process& pr) {
+    while (next - 1 - consumed >= 16) co_await h.node(n).pio_read_word(pr, h.pf(p, "consumed"), consumed);
+    co_return;
+  }
+  uint32_t post_short(host::Process& pr, uint32_t proxy, std::span<const uint8_t> data, bool notify = false) {
+    const uint32_t slot = (next - 1) & 15, r = h.req(p, slot);
+    std::vector<uint8_t> words((data.size() + 3) & ~size_t(3), 0);
+    std::copy(data.begin(), data.end(), words.begin());
+    if (!words.empty()) h.node(n).pio_write(pr, r + h.f("VmmcSendReq", "data"), words);
+    h.node(n).pio_write_word(pr, r + h.f("VmmcSendReq", "proxy"), proxy);
+    h.node(n).pio_write_word(pr, r + h.f("VmmcSendReq", "ctl"), uint32_t(data.size()) | kShort | (notify ? kNotify : 0));
+    h.node(n).pio_write_word(pr, r + h.f("VmmcSendReq", "seq"), next);
+    return next++;
+  }
+  // A raw request (any ctl), for the safety tests.
+  uint32_t post(host::Process& pr, uint32_t proxy, uint32_t vaddr, uint32_t ctl) {
+    const uint32_t slot = (next - 1) & 15, r = h.req(p, slot);
+    h.node(n).pio_write_word(pr, r + h.f("VmmcSendReq", "proxy"), proxy);
+    h.node(n).pio_write_word(pr, r + h.f("VmmcSendReq", "vaddr"), vaddr);
+    h.node(n).pio_write_word(pr, r + h.f("VmmcSendReq", "ctl"), ctl);
+    h.node(n).pio_write_word(pr, r + h.f("VmmcSendReq", "seq"), next);
+    return next++;
+  }
+  uint32_t post_long(host::Process& pr, uint32_t vaddr, uint32_t proxy, uint32_t len, bool notify = false) {
+    return post(pr, proxy, vaddr, len | (notify ? kNotify : 0));
+  }
+  uint32_t done_word() { return h.mem32(n, kDoneArea + 16 * p); }
+  host::Process::Awaiter wait_done(host::Process& pr, uint32_t seq) {
+    return pr.wait(h.node(n).memory_watch(), [this, seq] { return (done_word() & ~kRejected) >= seq; });
+  }
+};
+
+std::vector<uint8_t> pattern(size_t len, uint32_t seed) {
+  std::vector<uint8_t> v(len);
+  for (size_t i = 0; i < len; ++i) v[i] = uint8_t(seed * 131 + i * 7 + (i >> 8) * 3 + 1);
+  return v;
+}
+
+// Writes `data` into node n's send area at virtual address va of process p (mapped with
+// map_virt; pages kSendPage0 + (vpage - kVBase) * 3 % 1024, scattered on purpose).
+uint32_t send_ppage(uint32_t vpage) { return uint32_t(kSendPage0 + ((vpage - kVBase) * 3) % 1024); }
+void put_virt(Lcp& h, uint32_t n, uint32_t p, uint32_t va, const std::vector<uint8_t>& data) {
+  for (size_t i = 0; i < data.size();) {
+    const uint32_t a = va + uint32_t(i), vpage = a >> 12, off = a & 4095;
+    h.map_virt(n, p, vpage, send_ppage(vpage));
+    const size_t k = std::min<size_t>(data.size() - i, kPage - off);
+    h.node(n).memory().write(uint64_t(send_ppage(vpage)) * kPage + off, std::span(data).subspan(i, k));
+    i += k;
+  }
+}
+
+// Exports `pages` receive pages on node r (IPT W, plus N and a process if notify) and maps
+// them into process p of node s at proxy page `proxy_page`.
+void import_pages(Lcp& h, uint32_t s, uint32_t p, uint32_t proxy_page, uint32_t r, uint32_t ppage, uint32_t pages,
+                  uint8_t extra = 0) {
+  for (uint32_t i = 0; i < pages; ++i) {
+    h.set_ipt(r, ppage + i, uint8_t(0x80 | extra));
+    h.map_proxy(s, p, proxy_page + i, r, ppage + i);
+  }
+}
+
+// ------------------------------------------------------------------------------------
+
+TEST(VmmcLcp, LayoutMatchesTheContract) {
+  const auto& img = lcp_image();
+  for (const char* s : {"vmmc", "vmmc_procs", "vmmc_opt", "vmmc_ipt", "vmmc_routes", "vmmc_tlb"})
+    EXPECT_TRUE(img.symbol(s).has_value()) << s;
+  for (const char* h : {"vmmc_send_short", "vmmc_send_chunk", "vmmc_recv"})
+    EXPECT_TRUE(img.handler_entry(h).has_value()) << h;
+  EXPECT_EQ(img.layout("VmmcSendReq").size, 144u);
+  EXPECT_EQ(img.layout("VmmcHeader").size, 28u);
+  EXPECT_EQ(img.layout("VmmcNotification").size, 16u);
+  EXPECT_EQ(img.layout("VmmcRoute").size, 12u);
+  EXPECT_EQ(img.layout("VmmcFill").size, 8u);
+  for (const char* fld : {"node", "host_pages", "go", "miss_seq", "miss_proc", "miss_vpage", "miss_pages", "fill_proc",
+                          "fill_count", "fill", "fill_seq", "sent", "received", "bad_crc", "bad_magic", "bad_len",
+                          "bad_dest", "tlb_misses", "tlb_fills"})
+    EXPECT_TRUE(img.layout("VmmcCtl").has_field(fld)) << fld;
+  for (const char* fld : {"active", "done_addr", "notify_ring", "notify_slots", "notify_consumed", "consumed", "done",
+                          "notified", "bad_proxy", "bad_len", "bad_vaddr", "notify_overflow", "sendq"})
+    EXPECT_TRUE(img.layout("VmmcProc").has_field(fld)) << fld;
+  // The image stays below the first pinned structure.
+  EXPECT_LT(*img.symbol("_end"), *img.symbol("vmmc"));
+}
+
+TEST(VmmcLcp, ShortSendsAreDeliveredByteExact) {
+  Lcp h(2);
+  h.open(0, 0);
+  import_pages(h, 0, 0, 0, 1, kRecvPage0, 2);
+  h.start();
+  const auto four = pattern(4, 1), full = pattern(128, 2);
+  Poster ps{h, 0, 0};
+  bool posted = false;
+  h.node(0).spawn("tx", [&](host::Process& p) -> host::Task {
+    co_await p.sync();
+    ps.post_short(p, 0x10, four);
+    ps.post_short(p, 0xFC0, full); // crosses into the second page: a two-piece scatter
+    ps.post_short(p, 0x200, std::span(full).first(5));
+    posted = true;
+  }, 10 * sim::kMicrosecond);
+  h.run([&] { return posted && h.counter(1, "received") == 3; });
+  const uint64_t base = kRecvPage0 * kPage;
+  EXPECT_EQ(h.mem(1, base + 0x10, 4), four);
+  EXPECT_EQ(h.mem(1, base + 0xFC0, 128), full);
+  EXPECT_EQ(h.mem(1, base + 0x200, 5), std::vector<uint8_t>(full.begin(), full.begin() + 5));
+  // Nothing else in the two pages or around them was written.
+  const auto all = h.mem(1, base - kPage, 4 * kPage);
+  size_t nonzero = 0;
+  for (uint8_t b : all) nonzero += b != 0;
+  size_t expect_nonzero = 0;
+  for (auto* v : {&four, &full}) for (uint8_t b : *v) expect_nonzero += b != 0;
+  for (size_t i = 0; i < 5; ++i) expect_nonzero += full[i] != 0;
+  EXPECT_EQ(nonzero, expect_nonzero);
+  EXPECT_EQ(h.pcounter(0, 0, "consumed"), 3u);
+  EXPECT_EQ(h.counter(0, "sent"), 3u);
+  EXPECT_EQ(h.counter(1, "bad_dest") + h.counter(1, "bad_len") + h.counter(1, "bad_crc"), 0u);
+}
+
+} // namespace
+} // namespace lanaikit
