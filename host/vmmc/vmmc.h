@@ -46,14 +46,19 @@ public:
   using std::runtime_error::runtime_error;
 };
 
-// Host software costs. Defaults are lanaikit's; `costs_from_platform` takes the platform's
-// `host.costs` entries of the same names (ns) and says which it found.
+// Host software costs. A default-constructed Costs is free (every cost 0);
+// `costs_from_platform` takes the platform's `host.costs` entries of the same names (ns;
+// `pin_call`, `pin_page` for `pin`) and fills the missing ones with lanaikit's estimates
+// (the numbers of lua-scripts/platforms/vmmc.lua: send_post 0 (PIO writes only),
+// daemon_call 20 us, control_message 150 us, signal 10 us, pin 5 us + 1 us/page), listing
+// them in `defaulted`. PIO costs are not here: they are the node's PCI parameters.
 struct Costs {
   sim::Time send_post = 0;       // whole cost of posting a send, PIO writes included
   sim::Time daemon_call = 0;     // a process asking its local daemon (export, import)
   sim::Time control_message = 0; // one daemon-to-daemon message over the Ethernet
   sim::Time signal = 0;          // delivering a notification to the process's handler
   host::PageCost pin;            // the driver pinning pages
+  std::vector<std::string> defaulted; // costs_from_platform: names not in the platform
 };
 Costs costs_from_platform(const sim::Platform& platform);
 
@@ -130,8 +135,18 @@ public:
   // LCP counters of this process slot and the interface (untimed reads of SRAM).
   struct Counters {
     uint32_t bad_proxy, bad_len, bad_vaddr, notify_overflow;
+    uint32_t consumed, done, notified; // requests taken, last completion word, notifications
   };
   Counters counters() const;
+
+  // Requests posted so far (the last seq handed out).
+  uint32_t posted() const;
+  // Posts one raw send-queue entry with none of the library's checks: what a process that
+  // bypasses the library can write into its own queue (tests of the LCP's protection).
+  // `ctl` is the entry's ctl word as is; a SHORT entry carries `payload` (whole words, at
+  // most SHORT_MAX bytes). Returns the entry's seq. The LCP decides what happens.
+  host::Op<uint32_t> post_raw(host::Process& p, ProxyAddr dst, VirtAddr src, uint32_t ctl,
+                              std::vector<uint8_t> payload = {});
 
 private:
   friend class Vmmc;
@@ -156,6 +171,13 @@ public:
     uint32_t sent, received, bad_crc, bad_magic, bad_len, bad_dest, tlb_misses, tlb_fills;
   };
   InterfaceCounters counters(uint32_t node) const;
+
+  // The LCP's sizes, read from its layout table (docs/vmmc.md, "Constants").
+  struct Limits {
+    uint32_t max_procs, sq_slots, short_max, max_send, opt_pages, ipt_pages, fill_max,
+        max_nodes, notify_slots;
+  };
+  const Limits& limits() const;
   const assembler::FirmwareImage& lcp() const;
   sim::Cluster& cluster();
 
