@@ -4,11 +4,15 @@
 // writes, and an interrupt handler plays the driver for TLB misses. Everything the harness
 // touches in SRAM it finds through the image's layout table (docs/vmmc.md).
 #include "../chip/firmware.h"
+#include "assembler/elf.h"
 #include "sim/cluster.h"
 #include "sim/platform.h"
+#include "sim/profile_report.h"
+#include "vm/profiler.h"
 #include "vm/chip_regs.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <map>
 #include <memory>
@@ -25,8 +29,17 @@ namespace regs = vm::regs;
 constexpr uint32_t kPage = 4096;
 constexpr uint32_t kShort = 1u << 24, kNotify = 1u << 25, kRejected = 0x80000000u;
 
+// VMMC_ELF=path runs a prebuilt image instead (e.g. `lanaikit build -O2 -g`, for per-line
+// profiles with VMMC_PROFILE=1).
 const assembler::FirmwareImage& lcp_image() {
-  static const assembler::FirmwareImage img = test::build_firmware({test::source("firmware/vmmc/vmmc.fw")});
+  static const assembler::FirmwareImage img = [] {
+    if (const char* elf = std::getenv("VMMC_ELF")) {
+      auto r = assembler::read_elf(elf);
+      if (r) return std::move(*r);
+      ADD_FAILURE() << llvm::toString(r.takeError());
+    }
+    return test::build_firmware({test::source("firmware/vmmc/vmmc.fw")});
+  }();
   return img;
 }
 
@@ -175,6 +188,28 @@ struct Lcp {
     EXPECT_TRUE(done()) << "not finished by " << limit << " ps";
   }
   void run_for(Time t) { c().kernel().run_until(c().kernel().now() + t); }
+
+  // Per-handler instruction counts (the profiler observes without changing anything).
+  std::vector<std::unique_ptr<vm::Profiler>> profilers;
+  void profile() {
+    for (uint32_t n = 0; n < c().size(); ++n) {
+      vm::Chip& chip = node(n).chip();
+      auto pr = std::make_unique<vm::Profiler>(chip.cpu(), [&chip] { return chip.local_time(); });
+      for (const auto& name : img.layout_table.handlers) pr->add_handler(name, *img.handler_entry(name));
+      pr->set_dma_busy([&chip] { return chip.dma_busy(); });
+      chip.set_instrument(pr.get());
+      profilers.push_back(std::move(pr));
+    }
+  }
+  void print_profile(uint32_t n) {
+    for (const auto& s : profilers.at(n)->summaries())
+      if (s.instructions.count)
+        std::printf("node%u %-16s calls %6llu  insns min %4llu median %4llu max %5llu  cycles median %4llu\n", n,
+                    s.name.c_str(), (unsigned long long)s.instructions.count,
+                    (unsigned long long)s.instructions.min, (unsigned long long)s.instructions.median,
+                    (unsigned long long)s.instructions.max, (unsigned long long)s.cycles.median);
+    if (std::getenv("VMMC_PROFILE")) std::printf("%s\n", sim::format_profile(img, *profilers.at(n), "node", 400).c_str());
+  }
 };
 
 // Posts requests into one process slot's send queue with PIO writes, as the library does.
@@ -192,7 +227,7 @@ struct Poster {
   uint32_t post_short(host::Process& pr, uint32_t proxy, std::span<const uint8_t> data, bool notify = false) {
     const uint32_t slot = (next - 1) & 15, r = h.req(p, slot);
     std::vector<uint8_t> words((data.size() + 3) & ~size_t(3), 0);
-    std::copy(data.begin(), data.end(), words.begin());
+    for (size_t i = 0; i < data.size(); ++i) words[i] = data[i];
     if (!words.empty()) h.node(n).pio_write(pr, r + h.f("VmmcSendReq", "data"), words);
     h.node(n).pio_write_word(pr, r + h.f("VmmcSendReq", "proxy"), proxy);
     h.node(n).pio_write_word(pr, r + h.f("VmmcSendReq", "ctl"), uint32_t(data.size()) | kShort | (notify ? kNotify : 0));
@@ -301,6 +336,87 @@ TEST(VmmcLcp, ShortSendsAreDeliveredByteExact) {
   EXPECT_EQ(h.pcounter(0, 0, "consumed"), 3u);
   EXPECT_EQ(h.counter(0, "sent"), 3u);
   EXPECT_EQ(h.counter(1, "bad_dest") + h.counter(1, "bad_len") + h.counter(1, "bad_crc"), 0u);
+}
+
+
+// A long send of several pages: source and destination at different page offsets, so
+// every chunk is scattered in two pieces; TLB misses on the way are served by the driver.
+TEST(VmmcLcp, LongSendScattersInTwoPiecesByteExact) {
+  Lcp h(2);
+  h.open(0, 0);
+  import_pages(h, 0, 0, 4, 1, kRecvPage0, 6);
+  h.start();
+  const uint32_t len = 3 * kPage + 1000, va = (kVBase << 12) + 0x123, proxy = 4 * kPage + 0x456;
+  const auto data = pattern(len, 3);
+  put_virt(h, 0, 0, va, data);
+  Poster ps{h, 0, 0};
+  uint32_t seq = 0;
+  bool finished = false;
+  h.node(0).spawn("tx", [&](host::Process& p) -> host::Task {
+    seq = ps.post_long(p, va, proxy, len);
+    co_await ps.wait_done(p, seq);
+    finished = true;
+  });
+  h.run([&] { return finished && h.counter(1, "received") == 4; });
+  EXPECT_EQ(ps.done_word(), seq); // completed, not rejected
+  const uint64_t base = kRecvPage0 * kPage;
+  EXPECT_EQ(h.mem(1, base + 0x456, len), data);
+  // Nothing before or after the message in the exported pages.
+  for (uint8_t b : h.mem(1, base, 0x456)) ASSERT_EQ(b, 0);
+  for (uint8_t b : h.mem(1, base + 0x456 + len, 6 * kPage - 0x456 - len)) ASSERT_EQ(b, 0);
+  // 4 chunks (first to the source's page boundary, then pages), all two-piece at the
+  // destination except where the offsets line up.
+  EXPECT_EQ(h.counter(0, "sent"), 4u);
+  EXPECT_GE(h.counter(0, "tlb_misses"), 1u);
+  EXPECT_EQ(h.counter(0, "tlb_fills"), 4u);
+  EXPECT_EQ(h.pcounter(0, 0, "done"), seq);
+}
+
+// One-word ping-pong between two processes: half the round trip.
+TEST(VmmcLcp, OneWordLatency) {
+  Lcp h(2);
+  h.open(0, 0);
+  h.open(1, 0);
+  import_pages(h, 0, 0, 0, 1, kRecvPage0, 1);
+  import_pages(h, 1, 0, 0, 0, kRecvPage0, 1);
+  h.start();
+  constexpr int kWarm = 3, kIters = 10;
+  Poster a{h, 0, 0}, b{h, 1, 0};
+  Time t0 = 0, t1 = 0;
+  bool finished = false;
+  auto word = [](uint32_t v) {
+    return std::vector<uint8_t>{uint8_t(v >> 24), uint8_t(v >> 16), uint8_t(v >> 8), uint8_t(v)};
+  };
+  const uint64_t flag = kRecvPage0 * kPage + 64;
+  h.node(0).spawn("ping", [&](host::Process& p) -> host::Task {
+    for (uint32_t i = 1; i <= kWarm + kIters; ++i) {
+      if (i == kWarm + 1) t0 = p.local();
+      a.post_short(p, 64, word(i));
+      co_await p.wait(h.node(0).memory_watch(), [&, i] { return h.mem32(0, flag) == i; });
+    }
+    t1 = p.local();
+    finished = true;
+  }, 1 * sim::kMillisecond);
+  h.node(1).spawn("pong", [&](host::Process& p) -> host::Task {
+    for (uint32_t i = 1; i <= kWarm + kIters; ++i) {
+      co_await p.wait(h.node(1).memory_watch(), [&, i] { return h.mem32(1, flag) == i; });
+      b.post_short(p, 64, word(i));
+    }
+  }, 1 * sim::kMillisecond);
+  if (getenv("VMMC_TRACE"))
+    for (uint32_t n = 0; n < 2; ++n)
+      h.node(n).chip().on_event([n](const vm::ChipEventRecord& e) {
+        std::printf("node%u %-12s t=%.3f us insn=%llu bytes=%u\n", n, vm::chip_event_name(e.kind), double(e.time) / 1e6,
+                    (unsigned long long)e.instructions, e.bytes);
+      });
+  h.profile();
+  h.run([&] { return finished; });
+  h.print_profile(0);
+  h.print_profile(1);
+  const double one_way_us = double(t1 - t0) / kIters / 2 / 1e6;
+  std::printf("VMMC LCP one-word one-way latency: %.3f us\n", one_way_us);
+  EXPECT_LT(one_way_us, 9.8); // the paper's 9.8 us
+  EXPECT_GT(one_way_us, 1.0);
 }
 
 } // namespace
