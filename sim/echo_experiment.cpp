@@ -38,19 +38,12 @@ std::vector<uint8_t> pattern(uint32_t size, uint64_t message) {
   return p;
 }
 
-// What one node -> node message left behind, for the breakdown.
-struct Trace {
-  size_t log_a = 0, log_b = 0; // positions in the chips' event logs when it started
-  Time t0 = 0, t_issue = 0, t_seen = 0;
-};
-
 struct Ctx {
   const EchoConfig& config;
   Cluster& cluster;
   std::vector<uint64_t> host_buf;            // per node
-  std::vector<std::vector<vm::ChipEventRecord>> log; // per node
   std::vector<EchoSizeResult> results;
-  Trace trace;          // the message node 0 -> node 1 in flight
+  MessageTrace trace;   // the message node 0 -> node 1 in flight
   uint32_t seq0 = 0, seq1 = 0;
   bool done = false;
   std::string failure;
@@ -67,16 +60,13 @@ Task pinger(Process& p, Ctx& c) {
     r.bytes = size;
     for (uint32_t it = 0; it < c.config.warmup + c.config.iterations; ++it) {
       const std::vector<uint8_t> payload = pattern(size, ++message);
-      c.trace = Trace{};
-      c.trace.log_a = c.log[0].size();
-      c.trace.log_b = c.log[1].size();
       const Time t0 = p.local();
-      c.trace.t0 = t0;
+      c.trace.start(t0);
       a.pio_write(p, ECHO_SEND_DATA, payload);
       a.pio_write_word(p, ECHO_CTL + ECHO_CTL_SEND_LEN, size);
       a.pio_write_word(p, ECHO_CTL + ECHO_CTL_SEND_DEST, 1);
       a.pio_write_reg(p, vm::regs::HOST_SIG, 1);
-      c.trace.t_issue = p.local();
+      c.trace.posted(p.local());
       const uint32_t want = ++c.seq0;
       const uint64_t done_at = c.host_buf[0] + ECHO_MAX_DATA;
       co_await p.wait(a.memory_watch(), [&] { return be32(a.memory(), done_at) == want; });
@@ -101,7 +91,7 @@ Task echoer(Process& p, Ctx& c) {
   for (;;) {
     const uint32_t want = ++c.seq1;
     co_await p.wait(b.memory_watch(), [&] { return be32(b.memory(), done_at) == want; });
-    c.trace.t_seen = p.local();
+    if (!c.trace.complete()) c.trace.seen(p.local());
     const uint32_t len = be32(b.memory(), done_at + 4);
     std::vector<uint8_t> payload(len);
     b.memory().read(c.host_buf[1], payload);
@@ -112,49 +102,11 @@ Task echoer(Process& p, Ctx& c) {
   }
 }
 
-const vm::ChipEventRecord* find(const std::vector<vm::ChipEventRecord>& log, size_t from,
-                                vm::ChipEvent kind, Time not_before = 0) {
-  for (size_t i = from; i < log.size(); ++i)
-    if (log[i].kind == kind && log[i].time >= not_before) return &log[i];
-  return nullptr;
-}
-
-// Follows the last node 0 -> node 1 message through the chips' event logs.
+// Follows the last node 0 -> node 1 message through the chips' events.
 void breakdown(Ctx& c, EchoSizeResult& r) {
-  const Trace& t = c.trace;
-  const auto& la = c.log[0];
-  const auto& lb = c.log[1];
-  const auto* door = find(la, t.log_a, vm::ChipEvent::Doorbell, t.t_issue);
-  const auto* send = door ? find(la, t.log_a, vm::ChipEvent::SendStart, door->time) : nullptr;
-  const auto* tail = send ? find(lb, t.log_b, vm::ChipEvent::RecvTail, send->time) : nullptr;
-  if (!door || !send || !tail) throw std::runtime_error("incomplete event log for the breakdown");
-  EchoBreakdown& b = r.breakdown;
-  b.host_send = t.t_issue - t.t0;
-  b.pci_send = door->time - t.t_issue;
-  b.cpu_send = send->time - door->time;
-  const net::LinkConfig& link = c.cluster.params().link;
-  const uint64_t wire_bytes = ECHO_HEADER_BYTES + r.bytes + 1; // + CRC
-  b.wire = 2 * link.latency_ps + Time((unsigned __int128)wire_bytes * kSecond / link.bytes_per_s);
-  b.network = tail->time - send->time - b.wire;
-  // Receiver: alternating firmware work and host DMAs until the completion record landed.
-  Time cursor = tail->time;
-  const vm::ChipEventRecord* last_start = nullptr;
-  for (size_t i = t.log_b; i < lb.size(); ++i) {
-    const auto& e = lb[i];
-    if (e.time < tail->time || e.time > t.t_seen) continue;
-    if (e.kind == vm::ChipEvent::HostDmaStart) {
-      b.cpu_recv += e.time - cursor;
-      cursor = e.time;
-      last_start = &e;
-    } else if (e.kind == vm::ChipEvent::HostDmaDone && last_start) {
-      b.dma_recv += e.time - cursor;
-      cursor = e.time;
-    }
-  }
-  b.host_recv = t.t_seen - cursor;
-  b.total = t.t_seen - t.t0;
-  r.send_insns = send->instructions - door->instructions;
-  r.recv_insns = last_start ? last_start->instructions - tail->instructions : 0;
+  r.breakdown = c.trace.breakdown();
+  r.send_insns = r.breakdown.send_insns;
+  r.recv_insns = r.breakdown.recv_insns;
 }
 
 std::string us(Time t) {
@@ -171,8 +123,7 @@ EchoResult run_echo(const EchoConfig& config, const assembler::FirmwareImage& fi
     if (s > ECHO_MAX_DATA) throw std::invalid_argument("sizes are at most 65536 bytes");
   Cluster cluster(config.cluster);
   std::vector<std::unique_ptr<vm::Profiler>> profilers;
-  Ctx c{config, cluster, {}, {}, {}, {}, 0, 0, false, {}};
-  c.log.resize(cluster.size());
+  Ctx c{config, cluster, {}, {}, MessageTrace(cluster, 0, 1), 0, 0, false, {}};
   for (uint32_t i = 0; i < cluster.size(); ++i) {
     Node& n = cluster.node(i);
     n.load(firmware);
@@ -200,7 +151,6 @@ EchoResult run_echo(const EchoConfig& config, const assembler::FirmwareImage& fi
       }
       chip.set_instrument(&prof);
     }
-    n.chip().on_event([&c, i](const vm::ChipEventRecord& e) { c.log[i].push_back(e); });
     n.chip().on_stop([&c, &cluster](vm::Chip& chip) {
       c.failure = "the firmware stopped: " + chip.report();
       cluster.kernel().stop();
@@ -281,7 +231,7 @@ std::string format_echo(const EchoConfig& config, const EchoResult& r) {
        "host recv | total |\n";
   o << "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
   for (const auto& s : r.sizes) {
-    const EchoBreakdown& b = s.breakdown;
+    const MessageBreakdown& b = s.breakdown;
     o << "| " << s.bytes << " | " << us(b.host_send) << " | " << us(b.pci_send) << " | "
       << us(b.cpu_send) << " | " << us(b.wire) << " | " << us(b.network) << " | "
       << us(b.cpu_recv) << " | " << us(b.dma_recv) << " | " << us(b.host_recv) << " | "
@@ -328,7 +278,7 @@ void write_echo_csv(std::ostream& out, const EchoResult& r) {
   auto us = [](Time t) { return report::CsvCell(double(t) / 1e6); };
   std::vector<std::vector<report::CsvCell>> rows;
   for (const auto& s : r.sizes) {
-    const EchoBreakdown& b = s.breakdown;
+    const MessageBreakdown& b = s.breakdown;
     rows.push_back({int64_t(s.bytes), us(s.median), us(s.min), us(s.max), s.mb_per_s,
                     int64_t(s.send_insns), int64_t(s.recv_insns), us(b.host_send), us(b.pci_send),
                     us(b.cpu_send), us(b.wire), us(b.network), us(b.cpu_recv), us(b.dma_recv),

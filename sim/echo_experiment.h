@@ -10,6 +10,7 @@
 
 #include "assembler/image.h"
 #include "sim/cluster.h"
+#include "sim/message_trace.h"
 #include "vm/profiler.h"
 
 #include <ostream>
@@ -38,19 +39,6 @@ struct EchoConfig {
   std::vector<std::ostream*> callgrind;
 };
 
-// Where one message's one-way time went, in picoseconds (they add up to `total`).
-struct EchoBreakdown {
-  Time host_send = 0;   // sender's host CPU posting PIO writes and the doorbell
-  Time pci_send = 0;    // last posted write landing (the doorbell) on the card
-  Time cpu_send = 0;    // sender's firmware: doorbell seen -> send DMA started
-  Time wire = 0;        // serialization plus link propagation (computed from the links)
-  Time network = 0;     // the rest of send-start -> tail received: switch, send engine
-  Time cpu_recv = 0;    // receiver's firmware between tail received and DMA starts
-  Time dma_recv = 0;    // host DMAs (payload and completion record) on the PCI bus
-  Time host_recv = 0;   // last DMA done -> the receiving process sees the completion
-  Time total = 0;
-};
-
 struct EchoSizeResult {
   uint32_t bytes = 0;
   std::vector<Time> one_way; // per measured round trip: rtt / 2
@@ -58,7 +46,7 @@ struct EchoSizeResult {
   double mb_per_s = 0;       // bytes / median one-way time (ping-pong bandwidth)
   uint64_t send_insns = 0;   // sender firmware, doorbell -> send started (last message)
   uint64_t recv_insns = 0;   // receiver firmware, tail received -> completion DMA started
-  EchoBreakdown breakdown;   // of the last measured message node 0 -> node 1
+  MessageBreakdown breakdown;   // of the last measured message node 0 -> node 1
 };
 
 struct EchoResult {

@@ -37,6 +37,7 @@ Timeline::Timeline(Cluster& cluster, std::ostream* trace, std::ostream* pcap, re
           recv_start_[i] = -1;
           break;
         case vm::ChipEvent::Doorbell: trace_->instant(send, "doorbell", e.time); break;
+        case vm::ChipEvent::HostWrite: break; // one per PIO word: too many to draw
         }
       }));
     }

@@ -44,6 +44,7 @@ const char* chip_event_name(ChipEvent e) {
   case ChipEvent::RecvTail: return "recv-tail";
   case ChipEvent::HostDmaStart: return "host-dma-start";
   case ChipEvent::HostDmaDone: return "host-dma-done";
+  case ChipEvent::HostWrite: return "host-write";
   }
   return "?";
 }
@@ -572,6 +573,7 @@ void Chip::host_write_sram(uint32_t offset, std::span<const uint8_t> bytes) {
                             " bytes at SRAM " + hex(offset) + " is outside SRAM");
   std::copy(bytes.begin(), bytes.end(), sram_.data() + offset);
   cpu_.invalidate(offset, uint32_t(bytes.size()));
+  emit(ChipEvent::HostWrite, uint32_t(bytes.size()));
 }
 
 void Chip::host_read_sram(uint32_t offset, std::span<uint8_t> bytes) const {

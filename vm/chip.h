@@ -64,6 +64,7 @@ enum class ChipEvent : uint8_t {
   RecvTail,     // a packet's tail was received (RECV_INT)
   HostDmaStart, // the firmware wrote CTR
   HostDmaDone,  // the host DMA finished
+  HostWrite,    // a host PIO write landed in SRAM (bytes: its width)
 };
 const char* chip_event_name(ChipEvent e);
 

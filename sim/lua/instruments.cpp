@@ -5,6 +5,7 @@
 
 #include "isa/inst.h"
 
+#include "sim/message_trace.h"
 #include "sim/profile_report.h"
 #include "sim/timeline.h"
 #include "sim/utilisation.h"
@@ -588,9 +589,117 @@ void extend(lua_State* L, const char* tname, const luaL_Reg* methods) {
   lua_pop(L, 2);
 }
 
+// ---- message trace (one-way latency breakdown) ----------------------------------------------
+
+constexpr const char* kMessageTrace = "MessageTrace";
+struct MessageTraceUD {
+  MessageTraceUD() = default;
+  explicit MessageTraceUD(std::shared_ptr<ClusterBox> b) : box(std::move(b)) {}
+  std::shared_ptr<ClusterBox> box;
+  std::unique_ptr<MessageTrace> trace;
+  ~MessageTraceUD() {
+    if (trace && box && box->cluster) trace.reset(); // unhooks the chips' listeners
+  }
+};
+
+// c:message_trace{from = a, to = b} -> MessageTrace: follows one message a -> b through
+// both chips (sim/message_trace.h); the script marks tr:start(p), tr:posted(p) on the
+// sender and tr:seen(p) on the receiver, at those processes' local times.
+int c_message_trace(lua_State* L) {
+  Args a(L, "Cluster:message_trace", 1);
+  auto& cud = a.self<ClusterUD>(kCluster);
+  ClusterBox& box = live_box(a, cud.box);
+  TableArg t = a.table(1);
+  t.only({"from", "to"});
+  const int64_t n = int64_t(box.cluster->size());
+  const int64_t from = t.integer("from"), to = t.integer("to");
+  if (from < 0 || from >= n) t.fail("from", "expected a node index below " + std::to_string(n));
+  if (to < 0 || to >= n || to == from)
+    t.fail("to", "expected a node index below " + std::to_string(n) + ", other than from");
+  auto& ud = push_udata<MessageTraceUD>(L, kMessageTrace, cud.box);
+  ud.trace = std::make_unique<MessageTrace>(*box.cluster, uint32_t(from), uint32_t(to));
+  return 1;
+}
+
+MessageTrace& trace_self(const Args& a) {
+  auto& ud = a.self<MessageTraceUD>(kMessageTrace);
+  if (!ud.trace || !ud.box || !ud.box->cluster) a.fail_message("the message trace is detached");
+  return *ud.trace;
+}
+
+Time process_time(const Args& a, int arg) {
+  auto& p = a.udata<ProcessUD>(arg, kProcess);
+  if (!p.proc || !p.proc->proc) a.fail(arg, "expected a live Process (its local time is the moment)");
+  return p.proc->proc->local();
+}
+
+int mt_start(lua_State* L) {
+  Args a(L, "MessageTrace:start", 1);
+  trace_self(a).start(process_time(a, 1));
+  return 0;
+}
+int mt_posted(lua_State* L) {
+  Args a(L, "MessageTrace:posted", 1);
+  trace_self(a).posted(process_time(a, 1));
+  return 0;
+}
+int mt_seen(lua_State* L) {
+  Args a(L, "MessageTrace:seen", 1);
+  trace_self(a).seen(process_time(a, 1));
+  return 0;
+}
+
+// tr:breakdown() -> { host_send_us=, pci_send_us=, ..., total_us=, send_insns=, recv_insns=,
+//                     packet_bytes=, text= }
+int mt_breakdown(lua_State* L) {
+  Args a(L, "MessageTrace:breakdown", 1);
+  MessageBreakdown b;
+  try {
+    b = trace_self(a).breakdown();
+  } catch (const std::runtime_error& e) {
+    a.fail_message(e.what());
+  }
+  lua_createtable(L, 0, 14);
+  auto put = [&](const char* k, Time t) {
+    lua_pushnumber(L, double(t) / double(kMicrosecond));
+    lua_setfield(L, -2, k);
+  };
+  put("host_send_us", b.host_send);
+  put("pci_send_us", b.pci_send);
+  put("cpu_send_us", b.cpu_send);
+  put("dma_send_us", b.dma_send);
+  put("wire_us", b.wire);
+  put("network_us", b.network);
+  put("cpu_recv_us", b.cpu_recv);
+  put("dma_recv_us", b.dma_recv);
+  put("host_recv_us", b.host_recv);
+  put("total_us", b.total);
+  lua_pushinteger(L, int64_t(b.send_insns));
+  lua_setfield(L, -2, "send_insns");
+  lua_pushinteger(L, int64_t(b.recv_insns));
+  lua_setfield(L, -2, "recv_insns");
+  lua_pushinteger(L, int64_t(b.packet_bytes));
+  lua_setfield(L, -2, "packet_bytes");
+  const std::string text = format_breakdown(b);
+  lua_pushlstring(L, text.data(), text.size());
+  lua_setfield(L, -2, "text");
+  return 1;
+}
+
+int mt_detach(lua_State* L) {
+  Args a(L, "MessageTrace:detach", 1);
+  auto& ud = a.self<MessageTraceUD>(kMessageTrace);
+  ud.trace.reset();
+  return 0;
+}
+
 } // namespace
 
 void open_instruments(lua_State* L) {
+  static const luaL_Reg message_trace[] = {{"start", wrap<mt_start>},         {"posted", wrap<mt_posted>},
+                                           {"seen", wrap<mt_seen>},           {"breakdown", wrap<mt_breakdown>},
+                                           {"detach", wrap<mt_detach>},       {nullptr, nullptr}};
+  new_type(L, kMessageTrace, message_trace, gc_udata<MessageTraceUD>, nullptr);
   static const luaL_Reg profile[] = {{"summary", wrap<p_summary>},
                                      {"report", wrap<p_report>},
                                      {"write_callgrind", wrap<p_write_callgrind>},
@@ -609,6 +718,7 @@ void open_instruments(lua_State* L) {
   static const luaL_Reg cluster[] = {{"profile", wrap<c_profile>},
                                      {"timeline", wrap<c_timeline>},
                                      {"utilisation", wrap<c_utilisation>},
+                                     {"message_trace", wrap<c_message_trace>},
                                      {nullptr, nullptr}};
   extend(L, kCluster, cluster);
   static const luaL_Reg node[] = {{"debugger", wrap<n_debugger>}, {nullptr, nullptr}};

@@ -90,6 +90,43 @@ prof:detach()
 for _, ext in ipairs{ ".json", ".pcapng", ".callgrind" } do os.remove(tmp .. ext) end
 os.remove(tmp)
 
+-- Message trace: one message's one-way time, split into components that add up --------
+local c3, bufs3 = cluster()
+local tr = c3:message_trace{ from = 0, to = 1 }
+local ok, err = pcall(function() return tr:breakdown() end)
+check(not ok and err:find("MessageTrace:breakdown: message trace: mark start", 1, true), "breakdown before marks: " .. tostring(err))
+ok, err = pcall(function() return c3:message_trace{ from = 0, to = 0 } end)
+check(not ok and err:find("field 'to': expected a node index below 2, other than from", 1, true), "from == to: " .. tostring(err))
+c3:start()
+c3:spawn(0, "sender", function(p)
+  tr:start(p)
+  p:pio_write(SEND_DATA, string.rep("z", 16))
+  p:pio_write32(CTL + 0x04, 16)
+  p:pio_write32(CTL + 0x08, 1)
+  p:pio_write_reg("HOST_SIG", 1)
+  tr:posted(p)
+end)
+c3:spawn(1, "receiver", function(p)
+  p:wait_memory(function() return string.unpack(">I4", p:read(bufs3[1] + MAX_DATA, 4)) == 1 end)
+  tr:seen(p)
+  c3:stop()
+end)
+c3:run{ until_ns = 1e6 }
+local b = tr:breakdown()
+local sum = 0
+for _, k in ipairs{ "host_send", "pci_send", "cpu_send", "dma_send", "wire", "network", "cpu_recv", "dma_recv", "host_recv" } do
+  check(b[k .. "_us"] >= 0, k .. " is not negative: " .. b[k .. "_us"])
+  sum = sum + b[k .. "_us"]
+end
+check(math.abs(sum - b.total_us) < 1e-6, "components add up: " .. sum .. " vs " .. b.total_us)
+check(b.host_send_us > 0.4 and b.cpu_send_us > 1 and b.wire_us > 0 and b.dma_recv_us > 0, "components:\n" .. b.text)
+check(b.dma_send_us == 0, "echo sends from SRAM: no sender DMA")
+check(b.send_insns > 20 and b.recv_insns > 20 and b.packet_bytes >= 16, "instruction counts and packet size")
+check(b.text:find("cpu_recv", 1, true), "text")
+tr:detach()
+ok, err = pcall(function() return tr:breakdown() end)
+check(not ok and err:find("detached", 1, true), "detached trace: " .. tostring(err))
+
 -- Debugger ---------------------------------------------------------------------------------
 local c2, bufs2 = cluster()
 local d = c2:node(1):debugger{ firmware = fw }
