@@ -138,8 +138,21 @@ struct Lcp {
     put(n, pf(p, "notify_slots"), kRingSlots);
     put(n, pf(p, "active"), 1);
   }
+  // Starts the chips and runs until every LCP has initialised (it clears its TLBs, about
+  // 1 ms) and seen `go`.
   void start() {
     for (uint32_t i = 0; i < c().size(); ++i) node(i).start();
+    auto ready = [&] {
+      for (uint32_t i = 0; i < c().size(); ++i)
+        if (get(i, cf("ready")) != 1) return false;
+      return true;
+    };
+    while (!ready() && c().kernel().now() < 20 * sim::kMillisecond) run_for(10 * sim::kMicrosecond);
+    ASSERT_TRUE(ready());
+  }
+  // A host process on node n, starting `delay` from now.
+  void spawn(uint32_t n, std::string name, host::Process::Body body, Time delay = 0) {
+    node(n).spawn(std::move(name), std::move(body), c().kernel().now() + delay);
   }
 
   void set_opt(uint32_t n, uint32_t p, uint32_t page, uint32_t entry) { put(n, opt + (p * 2048 + page) * 4, entry); }
@@ -324,7 +337,7 @@ TEST(VmmcLcp, ShortSendsAreDeliveredByteExact) {
   const auto four = pattern(4, 1), full = pattern(128, 2);
   Poster ps{h, 0, 0};
   bool posted = false;
-  h.node(0).spawn("tx", [&](host::Process& p) -> host::Task {
+  h.spawn(0, "tx", [&](host::Process& p) -> host::Task {
     co_await p.sync();
     ps.post_short(p, 0x10, four);
     ps.post_short(p, 0xFC0, full); // crosses into the second page: a two-piece scatter
@@ -363,7 +376,7 @@ TEST(VmmcLcp, LongSendScattersInTwoPiecesByteExact) {
   Poster ps{h, 0, 0};
   uint32_t seq = 0;
   bool finished = false;
-  h.node(0).spawn("tx", [&](host::Process& p) -> host::Task {
+  h.spawn(0, "tx", [&](host::Process& p) -> host::Task {
     seq = ps.post_long(p, va, proxy, len);
     co_await ps.wait_done(p, seq);
     finished = true;
@@ -390,6 +403,317 @@ TEST(VmmcLcp, LongSendScattersInTwoPiecesByteExact) {
   EXPECT_EQ(h.pcounter(0, 0, "done"), seq);
 }
 
+std::vector<uint8_t> be_word(uint32_t v) {
+  return {uint8_t(v >> 24), uint8_t(v >> 16), uint8_t(v >> 8), uint8_t(v)};
+}
+
+// Completion words: seq when the last chunk is in SRAM, seq | bit 31 when rejected; requests
+// of one process complete in order.
+TEST(VmmcLcp, CompletionWordsAndRejections) {
+  Lcp h(2);
+  h.open(0, 0);
+  import_pages(h, 0, 0, 0, 1, kRecvPage0, 4);
+  h.start();
+  const uint32_t va = kVBase << 12;
+  const auto data = pattern(2 * kPage, 5);
+  put_virt(h, 0, 0, va, data);
+  Poster ps{h, 0, 0};
+  std::vector<uint32_t> words;
+  bool finished = false;
+  h.spawn(0, "tx", [&](host::Process& p) -> host::Task {
+    uint32_t s = ps.post_long(p, va, 0, 2 * kPage);
+    co_await ps.wait_done(p, s);
+    words.push_back(ps.done_word());
+    s = ps.post_long(p, va, 10 * kPage, 100); // proxy page 10: no OPT entry
+    co_await ps.wait_done(p, s);
+    words.push_back(ps.done_word());
+    s = ps.post_long(p, va, 0x800000, 100); // proxy page 2048: past the table
+    co_await ps.wait_done(p, s);
+    words.push_back(ps.done_word());
+    s = ps.post_long(p, va + 10, 2 * kPage + 10, 3000);
+    co_await ps.wait_done(p, s);
+    words.push_back(ps.done_word());
+    finished = true;
+  });
+  h.run([&] { return finished; });
+  ASSERT_EQ(words.size(), 4u);
+  EXPECT_EQ(words[0], 1u);
+  EXPECT_EQ(words[1], 2u | kRejected);
+  EXPECT_EQ(words[2], 3u | kRejected);
+  EXPECT_EQ(words[3], 4u);
+  EXPECT_EQ(h.pcounter(0, 0, "bad_proxy"), 2u);
+  EXPECT_EQ(h.mem(1, kRecvPage0 * kPage, 2 * kPage), data);
+  EXPECT_EQ(h.mem(1, kRecvPage0 * kPage + 2 * kPage + 10, 3000),
+            std::vector<uint8_t>(data.begin() + 10, data.begin() + 3010));
+}
+
+// More pages than a TLB set holds (six pages in one 2-way set, twice), and a send longer
+// than one fill (40 pages > FILL_MAX): every byte arrives, every miss is counted.
+TEST(VmmcLcp, TlbMissStormWithConflictingSets) {
+  Lcp h(2);
+  h.open(0, 0);
+  import_pages(h, 0, 0, 0, 1, kRecvPage0, 48);
+  h.start();
+  std::vector<std::vector<uint8_t>> pages;
+  for (uint32_t k = 0; k < 6; ++k) {
+    pages.push_back(pattern(kPage, 20 + k));
+    put_virt(h, 0, 0, (kVBase + k * 1024) << 12, pages.back());
+  }
+  const auto big = pattern(40 * kPage, 40);
+  put_virt(h, 0, 0, (kVBase + 100) << 12, big);
+  Poster ps{h, 0, 0};
+  bool finished = false;
+  h.spawn(0, "tx", [&](host::Process& p) -> host::Task {
+    uint32_t s = 0;
+    for (uint32_t round = 0; round < 2; ++round)
+      for (uint32_t k = 0; k < 6; ++k) {
+        co_await ps.reserve(p);
+        s = ps.post_long(p, (kVBase + k * 1024) << 12, (round * 6 + k) * kPage, kPage);
+      }
+    co_await ps.wait_done(p, s);
+    s = ps.post_long(p, (kVBase + 100) << 12, 0, 40 * kPage);
+    co_await ps.wait_done(p, s);
+    finished = true;
+  });
+  h.run([&] { return finished; });
+  EXPECT_EQ(ps.done_word(), 13u);
+  EXPECT_EQ(h.counter(0, "tlb_misses"), 14u);
+  EXPECT_EQ(h.counter(0, "tlb_fills"), 52u);
+  EXPECT_EQ(h.misses_served[0], 14u);
+  EXPECT_EQ(h.mem(1, kRecvPage0 * kPage, 40 * kPage), big); // the last send overwrote the first 40 pages
+  for (uint32_t k = 0; k < 6; ++k) EXPECT_EQ(h.mem(1, (kRecvPage0 + 40 + k) * kPage, 0), std::vector<uint8_t>());
+  // Round 2's last two pages landed beyond the big message's 40 pages.
+  EXPECT_EQ(h.mem(1, (kRecvPage0 + 10) * kPage, kPage), std::vector<uint8_t>(big.begin() + 10 * kPage, big.begin() + 11 * kPage));
+  EXPECT_EQ(h.pcounter(0, 0, "bad_vaddr"), 0u);
+}
+
+// While the driver takes its time over a miss, the LCP keeps receiving and keeps serving
+// the other processes' queues; an unmapped page rejects the request (bad_vaddr).
+TEST(VmmcLcp, MissOutstandingDoesNotBlockOthers) {
+  Lcp h(2, [](sim::ClusterParams& cp) { cp.node.interrupt_latency = 300 * sim::kMicrosecond; });
+  h.open(0, 0);
+  h.open(0, 1);
+  h.open(1, 0);
+  import_pages(h, 0, 0, 0, 1, kRecvPage0, 2);
+  import_pages(h, 0, 1, 0, 1, kRecvPage0 + 2, 1);
+  import_pages(h, 1, 0, 0, 0, kRecvPage0, 1);
+  h.start();
+  const Time t0 = h.c().kernel().now();
+  const auto data = pattern(kPage, 7);
+  put_virt(h, 0, 0, kVBase << 12, data);
+  Poster a{h, 0, 0}, b{h, 0, 1}, c{h, 1, 0};
+  Time long_done = 0, short_seen = 0, back_seen = 0;
+  uint32_t rejected_word = 0;
+  h.spawn(0, "a", [&](host::Process& p) -> host::Task {
+    uint32_t s = a.post_long(p, kVBase << 12, 0, kPage);
+    co_await a.wait_done(p, s);
+    long_done = p.local();
+    s = a.post_long(p, (kVBase + 500) << 12, 0, 100); // not mapped by the driver
+    co_await a.wait_done(p, s);
+    rejected_word = a.done_word();
+  }, 10 * sim::kMicrosecond);
+  h.spawn(0, "b", [&](host::Process& p) -> host::Task {
+    co_await p.sync();
+    b.post_short(p, 16, be_word(0xB0B0B0B0));
+    co_await p.wait(h.node(1).memory_watch(), [&] { return h.mem32(1, (kRecvPage0 + 2) * kPage + 16) == 0xB0B0B0B0; });
+    short_seen = p.local();
+  }, 20 * sim::kMicrosecond);
+  h.spawn(1, "c", [&](host::Process& p) -> host::Task {
+    co_await p.sync();
+    c.post_short(p, 32, be_word(0xC0C0C0C0));
+    co_await p.wait(h.node(0).memory_watch(), [&] { return h.mem32(0, kRecvPage0 * kPage + 32) == 0xC0C0C0C0; });
+    back_seen = p.local();
+  }, 30 * sim::kMicrosecond);
+  h.run([&] { return rejected_word != 0 && short_seen && back_seen; });
+  EXPECT_GT(long_done - t0, 300 * sim::kMicrosecond);
+  EXPECT_LT(short_seen - t0, 100 * sim::kMicrosecond);
+  EXPECT_LT(back_seen - t0, 100 * sim::kMicrosecond);
+  EXPECT_EQ(rejected_word, 2u | kRejected);
+  EXPECT_EQ(h.pcounter(0, 0, "bad_vaddr"), 1u);
+  EXPECT_EQ(h.mem(1, kRecvPage0 * kPage, kPage), data);
+}
+
+// Notifications: the record lands in the ring of the process the page's IPT entry names,
+// LAN1_SIG interrupts the driver; a full ring counts notify_overflow, data still delivered.
+TEST(VmmcLcp, NotificationsRecordedAndSignalled) {
+  Lcp h(2);
+  h.open(0, 0);
+  h.open(1, 2);
+  import_pages(h, 0, 0, 0, 1, kRecvPage0, 3, uint8_t(0x40 | 2));
+  import_pages(h, 0, 0, 8, 1, kRecvPage0 + 8, 1); // W only
+  h.start();
+  const auto data = pattern(2 * kPage, 11);
+  put_virt(h, 0, 0, kVBase << 12, data);
+  Poster ps{h, 0, 0};
+  bool finished = false;
+  h.spawn(0, "tx", [&](host::Process& p) -> host::Task {
+    ps.post_short(p, 100, be_word(0x11223344), true);
+    ps.post_short(p, 8 * kPage, be_word(0x55667788), true); // page without N: no record
+    uint32_t s = ps.post_long(p, kVBase << 12, 300, 2 * kPage, true);
+    co_await ps.wait_done(p, s);
+    co_await p.wait(h.node(1).memory_watch(), [&] { return h.mem32(1, kRingArea + 0x400 * 2 + 16) == 2; });
+    // Fill the ring (8 slots): 6 more fit, 2 overflow.
+    for (int i = 0; i < 8; ++i) {
+      co_await ps.reserve(p);
+      ps.post_short(p, 200 + 4 * i, be_word(i), true);
+    }
+    finished = true;
+  });
+  h.run([&] { return finished && h.counter(1, "received") == 4 + 8; });
+  const uint64_t ring = kRingArea + 0x400 * 2;
+  EXPECT_EQ(h.mem32(1, ring + 0), 1u);
+  EXPECT_EQ(h.mem32(1, ring + 4), 0u);                         // src node
+  EXPECT_EQ(h.mem32(1, ring + 8), kRecvPage0 * kPage + 103);    // the last byte
+  EXPECT_EQ(h.mem32(1, ring + 12), 4u);
+  EXPECT_EQ(h.mem32(1, ring + 16), 2u);
+  EXPECT_EQ(h.mem32(1, ring + 24), kRecvPage0 * kPage + 300 + 2 * kPage - 1);
+  EXPECT_EQ(h.mem32(1, ring + 28), 2 * kPage);
+  EXPECT_EQ(h.pcounter(1, 2, "notified"), 8u);
+  EXPECT_EQ(h.pcounter(1, 2, "notify_overflow"), 2u);
+  EXPECT_GE(h.notify_irqs[1], 1u);
+  EXPECT_EQ(h.mem32(1, (kRecvPage0 + 8) * kPage), 0x55667788u);
+  EXPECT_EQ(h.mem(1, kRecvPage0 * kPage + 300, 2 * kPage), data);
+  EXPECT_EQ(h.mem32(1, kRecvPage0 * kPage + 200 + 28), 7u); // overflowed, still delivered
+}
+
+// Two processes on one node, each confined to its own outgoing page table.
+TEST(VmmcLcp, TwoProcessesUseOnlyTheirOwnPageTables) {
+  Lcp h(2);
+  h.open(0, 0);
+  h.open(0, 1);
+  import_pages(h, 0, 0, 0, 1, kRecvPage0, 1);
+  import_pages(h, 0, 1, 0, 1, kRecvPage0 + 1, 1);
+  import_pages(h, 0, 0, 5, 1, kRecvPage0 + 5, 1); // only process 0 imported proxy page 5
+  h.start();
+  Poster a{h, 0, 0}, b{h, 0, 1};
+  bool done_a = false, done_b = false;
+  h.spawn(0, "a", [&](host::Process& p) -> host::Task {
+    co_await p.sync();
+    a.post_short(p, 0, be_word(0xAAAA0001));
+    a.post_short(p, 5 * kPage, be_word(0xAAAA0005));
+    done_a = true;
+  }, 10 * sim::kMicrosecond);
+  h.spawn(0, "b", [&](host::Process& p) -> host::Task {
+    co_await p.sync();
+    b.post_short(p, 0, be_word(0xBBBB0001));
+    b.post_short(p, 5 * kPage, be_word(0xBBBB0005)); // not in b's table
+    done_b = true;
+  }, 10 * sim::kMicrosecond);
+  h.run([&] { return done_a && done_b && h.counter(1, "received") == 3 && h.pcounter(0, 1, "consumed") == 2; });
+  EXPECT_EQ(h.mem32(1, kRecvPage0 * kPage), 0xAAAA0001u);
+  EXPECT_EQ(h.mem32(1, (kRecvPage0 + 1) * kPage), 0xBBBB0001u);
+  EXPECT_EQ(h.mem32(1, (kRecvPage0 + 5) * kPage), 0xAAAA0005u);
+  EXPECT_EQ(h.pcounter(0, 1, "bad_proxy"), 1u);
+  EXPECT_EQ(h.pcounter(0, 0, "bad_proxy"), 0u);
+}
+
+// Every rejection is counted, nothing is written anywhere, and the next legitimate send
+// still arrives intact.
+TEST(VmmcLcp, BadRequestsAreCountedAndWriteNothing) {
+  Lcp h(2);
+  h.open(0, 0);
+  import_pages(h, 0, 0, 0, 1, kRecvPage0, 1);
+  import_pages(h, 0, 0, 1, 1, kRecvPage0 + 1, 1);
+  h.map_proxy(0, 0, 2, 0, kRecvPage0 + 2); // proxy page 2 is on another node than page 1
+  h.start();
+  const auto data = pattern(2 * kPage, 13);
+  put_virt(h, 0, 0, kVBase << 12, data);
+  Poster ps{h, 0, 0};
+  bool finished = false;
+  const auto big = pattern(129, 1);
+  h.spawn(0, "tx", [&](host::Process& p) -> host::Task {
+    co_await p.sync();
+    ps.post_short(p, 7 * kPage, be_word(1));                       // invalid OPT entry
+    ps.post_short(p, 0x800000, be_word(2));                        // past OPT_PAGES
+    ps.post_short(p, 2 * kPage - 2, be_word(3));                   // crosses into another node's page
+    ps.post_short(p, 0, big);                                      // short > 128
+    ps.post(p, 0, 0, 0 | kShort);                                  // length 0
+    ps.post_long(p, kVBase << 12, 0, 8 * 1024 * 1024 + 1);         // long > 8 MB
+    ps.post_long(p, kVBase << 12, 0, 0);                           // long of 0 bytes
+    ps.post_long(p, kVBase << 12, kPage - 100, 200 + kPage);       // second page crosses into another node
+    uint32_t s = ps.post_long(p, kVBase << 12, 0, kPage);          // and a good one
+    co_await ps.wait_done(p, s);
+    finished = true;
+  }, 10 * sim::kMicrosecond);
+  h.run([&] { return finished && h.counter(1, "received") >= 1; });
+  EXPECT_EQ(h.pcounter(0, 0, "bad_proxy"), 4u);
+  EXPECT_EQ(h.pcounter(0, 0, "bad_len"), 4u);
+  EXPECT_EQ(h.pcounter(0, 0, "consumed"), 9u);
+  EXPECT_EQ(ps.done_word(), 9u);
+  // The long request rejected after its first chunk went out delivered that chunk only.
+  EXPECT_EQ(h.counter(1, "received"), 2u);
+  EXPECT_EQ(h.mem(1, kRecvPage0 * kPage, kPage), std::vector<uint8_t>(data.begin(), data.begin() + kPage));
+  EXPECT_EQ(h.pcounter(0, 0, "bad_vaddr"), 0u);
+  EXPECT_EQ(h.counter(1, "bad_dest") + h.counter(1, "bad_len") + h.counter(1, "bad_crc"), 0u);
+  // Nothing reached node 0's own pages (the bogus node-0 entry).
+  for (uint8_t byte : h.mem(0, (kRecvPage0 + 2) * kPage, kPage)) ASSERT_EQ(byte, 0);
+}
+
+// An outgoing entry pointing at a page the receiver did not export (no W in its incoming
+// page table), or beyond its memory: dropped and counted at the receiver, not a byte
+// written. Then a good send arrives.
+TEST(VmmcLcp, DestinationWithoutWriteIsNeverWritten) {
+  Lcp h(2);
+  h.open(0, 0);
+  import_pages(h, 0, 0, 0, 1, kRecvPage0, 1);
+  h.map_proxy(0, 0, 1, 1, kRecvPage0 + 1);     // bogus: node 1 never set W for this page
+  h.map_proxy(0, 0, 2, 1, 0xFFFFFF);          // beyond host memory
+  h.map_proxy(0, 0, 3, 1, kRecvPage0 + 3);    // page 3 exported, page 4 not:
+  h.set_ipt(1, kRecvPage0 + 3, 0x80);
+  h.map_proxy(0, 0, 4, 1, kRecvPage0 + 4);    //   a chunk spanning 3 and 4 is refused whole
+  h.set_ipt(1, kRecvPage0 + 1, 0x40);         // N without W is still not writable
+  for (uint32_t pg = 1; pg <= 5; ++pg) h.node(1).memory().fill((kRecvPage0 + pg) * kPage, kPage, 0xA5);
+  h.start();
+  const auto data = pattern(2 * kPage, 17);
+  put_virt(h, 0, 0, kVBase << 12, data);
+  Poster ps{h, 0, 0};
+  bool finished = false;
+  h.spawn(0, "tx", [&](host::Process& p) -> host::Task {
+    co_await p.sync();
+    ps.post_short(p, kPage + 8, be_word(0xDEADBEEF));
+    ps.post_short(p, 2 * kPage + 8, be_word(0xDEADBEEF));
+    uint32_t s = ps.post_long(p, kVBase << 12, kPage, kPage);
+    co_await ps.wait_done(p, s);
+    s = ps.post_long(p, kVBase << 12, 4 * kPage - 64, 128);
+    co_await ps.wait_done(p, s);
+    s = ps.post_long(p, kVBase << 12, 0, kPage);
+    co_await ps.wait_done(p, s);
+    finished = true;
+  }, 10 * sim::kMicrosecond);
+  const uint64_t to_host_before = h.node(1).chip().counters().host_dma_bytes_to_host;
+  h.run([&] { return finished && h.counter(1, "received") == 1; });
+  EXPECT_EQ(h.counter(1, "bad_dest"), 4u);
+  EXPECT_EQ(h.counter(1, "received"), 1u);
+  EXPECT_EQ(h.node(1).chip().counters().host_dma_bytes_to_host - to_host_before, kPage);
+  for (uint32_t pg = 1; pg <= 5; ++pg)
+    for (uint8_t byte : h.mem(1, (kRecvPage0 + pg) * kPage, kPage)) ASSERT_EQ(byte, 0xA5) << "page " << pg;
+  EXPECT_EQ(h.mem(1, kRecvPage0 * kPage, kPage), std::vector<uint8_t>(data.begin(), data.begin() + kPage));
+}
+
+// A packet corrupted on the link: CRC error, counted, dropped; the next one is intact.
+TEST(VmmcLcp, CorruptedPacketIsCountedAsBadCrc) {
+  Lcp h(2);
+  net::FaultPlan f;
+  f.corrupt_packets = {1};
+  h.c().network().node_tx(0).set_faults(f);
+  h.open(0, 0);
+  import_pages(h, 0, 0, 0, 1, kRecvPage0, 1);
+  h.start();
+  Poster ps{h, 0, 0};
+  bool finished = false;
+  h.spawn(0, "tx", [&](host::Process& p) -> host::Task {
+    co_await p.sync();
+    for (uint32_t i = 0; i < 3; ++i) ps.post_short(p, 64 * i, be_word(0x01010101 * (i + 1)));
+    finished = true;
+  }, 10 * sim::kMicrosecond);
+  h.run([&] { return finished && h.counter(1, "received") + h.counter(1, "bad_crc") == 3; });
+  EXPECT_EQ(h.counter(1, "bad_crc"), 1u);
+  EXPECT_EQ(h.counter(1, "received"), 2u);
+  EXPECT_EQ(h.mem32(1, kRecvPage0 * kPage + 0), 0x01010101u);
+  EXPECT_EQ(h.mem32(1, kRecvPage0 * kPage + 64), 0u);
+  EXPECT_EQ(h.mem32(1, kRecvPage0 * kPage + 128), 0x03030303u);
+}
+
 // One-word ping-pong between two processes: half the round trip.
 TEST(VmmcLcp, OneWordLatency) {
   Lcp h(2);
@@ -406,7 +730,7 @@ TEST(VmmcLcp, OneWordLatency) {
     return std::vector<uint8_t>{uint8_t(v >> 24), uint8_t(v >> 16), uint8_t(v >> 8), uint8_t(v)};
   };
   const uint64_t flag = kRecvPage0 * kPage + 64;
-  h.node(0).spawn("ping", [&](host::Process& p) -> host::Task {
+  h.spawn(0, "ping", [&](host::Process& p) -> host::Task {
     for (uint32_t i = 1; i <= kWarm + kIters; ++i) {
       if (i == kWarm + 1) t0 = p.local();
       a.post_short(p, 64, word(i));
@@ -414,13 +738,13 @@ TEST(VmmcLcp, OneWordLatency) {
     }
     t1 = p.local();
     finished = true;
-  }, 1 * sim::kMillisecond);
-  h.node(1).spawn("pong", [&](host::Process& p) -> host::Task {
+  });
+  h.spawn(1, "pong", [&](host::Process& p) -> host::Task {
     for (uint32_t i = 1; i <= kWarm + kIters; ++i) {
       co_await p.wait(h.node(1).memory_watch(), [&, i] { return h.mem32(1, flag) == i; });
       b.post_short(p, 64, word(i));
     }
-  }, 1 * sim::kMillisecond);
+  });
   h.profile();
   h.run([&] { return finished; });
   h.print_profile(0);
@@ -456,7 +780,7 @@ Bandwidth measure_bandwidth(uint32_t bytes, uint32_t count, bool profile) {
     if (e.kind == vm::ChipEvent::HostDmaDone) s1 = e.time;
   });
   bool finished = false;
-  h.node(0).spawn("tx", [&](host::Process& p) -> host::Task {
+  h.spawn(0, "tx", [&](host::Process& p) -> host::Task {
     // Warm-up: the same buffer once (TLB misses), then clear the receiver's last word.
     uint32_t seq = ps.post_long(p, va, 0, bytes);
     co_await ps.wait_done(p, seq);
