@@ -330,15 +330,20 @@ void EpState::check_process(const host::Process& p) {
 
 // ---- the driver ---------------------------------------------------------------------------
 
+// GCC 12 destroys a lambda temporary written inside a co_await expression twice (a
+// capture with a destructor, e.g. a shared_ptr, is released twice): every condition a
+// coroutine here waits on is a named std::function, built outside the co_await.
+//
 // One per node: waits for the interrupt, reads ISR, acknowledges, serves. Loops until ISR
 // shows nothing of ours, so bits that rise while it works are not lost.
 host::Task driver_loop(host::Process& p, VmmcState* v, uint32_t n, std::shared_ptr<bool> alive) {
   sim::Node& node = v->cluster.node(n);
   uint64_t seen = 0;
+  const std::function<bool()> interrupted = [&node, &seen, alive] {
+    return *alive && node.interrupts_delivered() != seen;
+  };
   for (;;) {
-    co_await p.wait(node.interrupt_watch(), [&node, &seen, alive] {
-      return *alive && node.interrupts_delivered() != seen;
-    });
+    co_await p.wait(node.interrupt_watch(), interrupted);
     seen = node.interrupts_delivered();
     for (;;) {
       uint32_t isr = 0;
@@ -678,8 +683,8 @@ host::Op<SendResult> Endpoint::wait(host::Process& p, uint32_t seq) {
   if (seq == 0 || seq > e.posted)
     throw VmmcError("vmmc: wait for request " + str(seq) + ", but node " + str(e.node) +
                     " slot " + str(e.slot) + " posted " + str(e.posted));
-  if (!e.complete(seq))
-    co_await p.wait(e.node_ref().memory_watch(), [&e, seq] { return e.complete(seq); });
+  const std::function<bool()> done = [&e, seq] { return e.complete(seq); };
+  if (!e.complete(seq)) co_await p.wait(e.node_ref().memory_watch(), done);
   co_return e.result(seq, !e.long_seq[seq - 1]);
 }
 
@@ -690,7 +695,8 @@ void Endpoint::on_notification(std::function<void(const Notification&)> handler)
 host::Op<Notification> Endpoint::next_notification(host::Process& p) {
   EpState& e = *impl_;
   e.check_process(p);
-  if (e.notes.empty()) co_await p.wait(e.notes_watch, [&e] { return !e.notes.empty(); });
+  const std::function<bool()> pending = [&e] { return !e.notes.empty(); };
+  if (e.notes.empty()) co_await p.wait(e.notes_watch, pending);
   Notification n = e.notes.front();
   e.notes.pop_front();
   co_return n;
@@ -699,7 +705,7 @@ host::Op<Notification> Endpoint::next_notification(host::Process& p) {
 host::Op<void> Endpoint::wait_word(host::Process& p, VirtAddr va, uint32_t value) {
   EpState& e = *impl_;
   e.check_process(p);
-  auto holds = [&e, va, value] {
+  const std::function<bool()> holds = [&e, va, value] {
     uint8_t b[4];
     e.space->copy_out(va, b);
     return be32(b) == value;
