@@ -241,6 +241,9 @@ struct Lcp {
   }
 };
 
+// Wait conditions are named std::functions built outside the co_await: GCC 12 destroys a
+// lambda temporary inside a co_await expression twice (see host/vmmc/vmmc.cpp).
+
 // Posts requests into one process slot's send queue with PIO writes, as the library does.
 struct Poster {
   Lcp& h;
@@ -520,13 +523,15 @@ TEST(VmmcLcp, MissOutstandingDoesNotBlockOthers) {
   h.spawn(0, "b", [&](host::Process& p) -> host::Task {
     co_await p.sync();
     b.post_short(p, 16, be_word(0xB0B0B0B0));
-    co_await p.wait(h.node(1).memory_watch(), [&] { return h.mem32(1, (kRecvPage0 + 2) * kPage + 16) == 0xB0B0B0B0; });
+    const std::function<bool()> cond0 = [&] { return h.mem32(1, (kRecvPage0 + 2) * kPage + 16) == 0xB0B0B0B0; };
+    co_await p.wait(h.node(1).memory_watch(), cond0);
     short_seen = p.local();
   }, 20 * sim::kMicrosecond);
   h.spawn(1, "c", [&](host::Process& p) -> host::Task {
     co_await p.sync();
     c.post_short(p, 32, be_word(0xC0C0C0C0));
-    co_await p.wait(h.node(0).memory_watch(), [&] { return h.mem32(0, kRecvPage0 * kPage + 32) == 0xC0C0C0C0; });
+    const std::function<bool()> cond1 = [&] { return h.mem32(0, kRecvPage0 * kPage + 32) == 0xC0C0C0C0; };
+    co_await p.wait(h.node(0).memory_watch(), cond1);
     back_seen = p.local();
   }, 30 * sim::kMicrosecond);
   h.run([&] { return rejected_word != 0 && short_seen && back_seen; });
@@ -556,7 +561,8 @@ TEST(VmmcLcp, NotificationsRecordedAndSignalled) {
     ps.post_short(p, 8 * kPage, be_word(0x55667788), true); // page without N: no record
     uint32_t s = ps.post_long(p, kVBase << 12, 300, 2 * kPage, true);
     co_await ps.wait_done(p, s);
-    co_await p.wait(h.node(1).memory_watch(), [&] { return h.mem32(1, kRingArea + 0x400 * 2 + 16) == 2; });
+    const std::function<bool()> cond2 = [&] { return h.mem32(1, kRingArea + 0x400 * 2 + 16) == 2; };
+    co_await p.wait(h.node(1).memory_watch(), cond2);
     // Fill the ring (8 slots): 6 more fit, 2 overflow.
     for (int i = 0; i < 8; ++i) {
       co_await ps.reserve(p);
@@ -739,14 +745,16 @@ TEST(VmmcLcp, OneWordLatency) {
     for (uint32_t i = 1; i <= kWarm + kIters; ++i) {
       if (i == kWarm + 1) t0 = p.local();
       a.post_short(p, 64, word(i));
-      co_await p.wait(h.node(0).memory_watch(), [&, i] { return h.mem32(0, flag) == i; });
+      const std::function<bool()> cond3 = [&, i] { return h.mem32(0, flag) == i; };
+      co_await p.wait(h.node(0).memory_watch(), cond3);
     }
     t1 = p.local();
     finished = true;
   });
   h.spawn(1, "pong", [&](host::Process& p) -> host::Task {
     for (uint32_t i = 1; i <= kWarm + kIters; ++i) {
-      co_await p.wait(h.node(1).memory_watch(), [&, i] { return h.mem32(1, flag) == i; });
+      const std::function<bool()> cond4 = [&, i] { return h.mem32(1, flag) == i; };
+      co_await p.wait(h.node(1).memory_watch(), cond4);
       b.post_short(p, 64, word(i));
     }
   });
@@ -791,12 +799,14 @@ Bandwidth measure_bandwidth(uint32_t bytes, uint32_t count, bool profile) {
     // Warm-up: the same buffer once (TLB misses), then clear the receiver's last word.
     uint32_t seq = ps.post_long(p, va, 0, bytes);
     co_await ps.wait_done(p, seq);
-    co_await p.wait(h.node(1).memory_watch(), [&] { return h.mem(1, last, 4) == tail; });
+    const std::function<bool()> cond5 = [&] { return h.mem(1, last, 4) == tail; };
+    co_await p.wait(h.node(1).memory_watch(), cond5);
     h.node(1).memory().fill(last, 4, 0);
     co_await p.sync();
     t0 = p.local();
     seq = ps.post_long(p, va, 0, bytes);
-    co_await p.wait(h.node(1).memory_watch(), [&] { return h.mem(1, last, 4) == tail; });
+    const std::function<bool()> cond6 = [&] { return h.mem(1, last, 4) == tail; };
+    co_await p.wait(h.node(1).memory_watch(), cond6);
     t1 = p.local();
     // A stream of `count` messages back to back.
     h.node(1).memory().fill(last, 4, 0);
