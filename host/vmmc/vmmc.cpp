@@ -38,6 +38,20 @@ void put_be32(uint8_t* b, uint32_t v) {
 
 std::string str(uint64_t v) { return std::to_string(v); }
 
+// Bytes into SRAM by PIO as a driver writes them: whole aligned words where it can, single
+// bytes (a PCI write with one byte enable) at an unaligned head or tail, so no neighbouring
+// byte is rewritten.
+void pio_write_bytes(sim::Node& node, host::Process& p, uint32_t at, std::span<const uint8_t> bytes) {
+  size_t i = 0;
+  while (i < bytes.size() && (at + i) % 4) {
+    node.pio_write(p, uint32_t(at + i), bytes.subspan(i, 1));
+    ++i;
+  }
+  const size_t words = (bytes.size() - i) / 4 * 4;
+  if (words) node.pio_write(p, uint32_t(at + i), bytes.subspan(i, words));
+  for (i += words; i < bytes.size(); ++i) node.pio_write(p, uint32_t(at + i), bytes.subspan(i, 1));
+}
+
 // Every SRAM address and field offset the host uses, resolved once from the image.
 struct Map {
   uint32_t ctl = 0; // &vmmc
@@ -46,6 +60,7 @@ struct Map {
       c_fill_proc, c_fill_count, c_fill, c_fill_seq;
   uint32_t c_sent, c_received, c_bad_crc, c_bad_magic, c_bad_len, c_bad_dest, c_tlb_misses,
       c_tlb_fills;
+  std::optional<uint32_t> c_bad_fill; // added by the LCP (docs/vmmc.md, "The LCP")
   uint32_t fill_size, f_vpage, f_ppage;
   // vmmc_procs: VmmcProc[MAX_PROCS]
   uint32_t procs, proc_size;
@@ -110,6 +125,7 @@ Map resolve(const assembler::FirmwareImage& img) {
     m.c_bad_dest = c("bad_dest");
     m.c_tlb_misses = c("tlb_misses");
     m.c_tlb_fills = c("tlb_fills");
+    if (ctl.has_field("bad_fill")) m.c_bad_fill = c("bad_fill");
     const assembler::StructLayout& fill = img.layout("VmmcFill");
     m.fill_size = fill.size;
     m.f_vpage = fill.field("vpage").offset;
@@ -510,7 +526,7 @@ host::Op<ExportId> Endpoint::export_buffer(host::Process& p, VirtAddr va, uint32
       throw VmmcError("vmmc: export of [" + host::hex(va) + ", +" + str(len) +
                       "): physical page " + host::hex(first) + " is beyond the incoming page table");
     const std::vector<uint8_t> bytes(j - i, entry);
-    node.pio_write(p, v.m.ipt + uint32_t(first), bytes);
+    pio_write_bytes(node, p, v.m.ipt + uint32_t(first), bytes);
     i = j;
   }
   Export x;
@@ -843,6 +859,7 @@ Vmmc::InterfaceCounters Vmmc::counters(uint32_t node) const {
   c.bad_dest = v.peek(node, m.c_bad_dest);
   c.tlb_misses = v.peek(node, m.c_tlb_misses);
   c.tlb_fills = v.peek(node, m.c_tlb_fills);
+  c.bad_fill = m.c_bad_fill ? v.peek(node, *m.c_bad_fill) : 0;
   return c;
 }
 

@@ -169,6 +169,7 @@ public:
 
   struct InterfaceCounters {
     uint32_t sent, received, bad_crc, bad_magic, bad_len, bad_dest, tlb_misses, tlb_fills;
+    uint32_t bad_fill; // translations the LCP refused (0 if the LCP does not count them)
   };
   InterfaceCounters counters(uint32_t node) const;
 

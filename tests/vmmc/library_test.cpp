@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <optional>
 
 namespace lanaikit::vmmc {
@@ -39,6 +40,20 @@ std::vector<uint8_t> pattern(size_t n, uint32_t seed) {
     b = uint8_t(x >> 16);
   }
   return v;
+}
+
+// "" if equal, else where and how they first differ (readable for megabyte buffers).
+std::string difference(const std::vector<uint8_t>& got, const std::vector<uint8_t>& want) {
+  if (got.size() != want.size())
+    return "sizes " + std::to_string(got.size()) + " and " + std::to_string(want.size());
+  for (size_t i = 0; i < got.size(); ++i)
+    if (got[i] != want[i]) {
+      size_t n = 0;
+      for (size_t j = i; j < got.size(); ++j) n += got[j] != want[j];
+      return "first difference at byte " + std::to_string(i) + " (got " + std::to_string(got[i]) +
+             ", want " + std::to_string(want[i]) + "), " + std::to_string(n) + " bytes differ";
+    }
+  return "";
 }
 
 std::vector<uint8_t> be(uint32_t v) {
@@ -210,7 +225,7 @@ TEST_F(VmmcLibrary, ShortAndLongSendsSyncAndAsyncAreByteExact) {
   EXPECT_EQ(one_word_post, 500 * kNanosecond);
   EXPECT_FALSE(tested_before);
   EXPECT_TRUE(tested_after);
-  EXPECT_EQ(b.read(rbuf, kRecv), expect);
+  EXPECT_EQ(difference(b.read(rbuf, kRecv), expect), "");
   const auto c = a.counters();
   EXPECT_EQ(c.bad_proxy + c.bad_len + c.bad_vaddr, 0u);
   EXPECT_EQ(c.consumed, 8u);
@@ -254,7 +269,7 @@ TEST_F(VmmcLibrary, TwoPieceScatterAtUnalignedOffsets) {
   });
   ASSERT_TRUE(rig.run());
   for (const SendResult& r : results) EXPECT_TRUE(r.ok) << r.error;
-  EXPECT_EQ(b.read(rbuf, kRecv), expect);
+  EXPECT_EQ(difference(b.read(rbuf, kRecv), expect), "");
   EXPECT_EQ(rig.vmmc.counters(1).bad_dest, 0u);
 }
 
@@ -440,7 +455,7 @@ TEST_F(VmmcLibrary, TheLcpRejectsABypassingProcessAndOthersAreUnaffected) {
   }
   const std::vector<uint8_t> flag = be(0x600D600D);
   std::copy(flag.begin(), flag.end(), expect.end() - 4);
-  EXPECT_EQ(b.read(rbuf, kRecv), expect);
+  EXPECT_EQ(difference(b.read(rbuf, kRecv), expect), "");
   EXPECT_EQ(b.read(bait, 4096), std::vector<uint8_t>(4096, 0)); // no rejected byte landed
   const Endpoint::Counters e = evil.counters();
   EXPECT_EQ(e.bad_proxy, 3u);
@@ -562,7 +577,7 @@ TEST_F(VmmcLibrary, FirstLongSendFromFreshPagesMissesAndCompletes) {
   rig.settle();
   EXPECT_TRUE(r1.ok) << r1.error;
   EXPECT_TRUE(r2.ok) << r2.error;
-  EXPECT_EQ(b.read(rbuf, kLen), src);
+  EXPECT_EQ(difference(b.read(rbuf, kLen), src), "");
   EXPECT_GE(misses_after_first, 1u);
   const Vmmc::InterfaceCounters c = rig.vmmc.counters(0);
   EXPECT_EQ(c.tlb_misses, misses_after_first + 1); // the unmapped source
@@ -605,13 +620,76 @@ TEST_F(VmmcLibrary, TlbMissStormBeyondTheTlbReach) {
   std::vector<uint8_t> expect = pattern(kMB, 100 + kSources - 1);
   const std::vector<uint8_t> first = pattern(kMB, 100);
   std::copy_n(first.begin(), kMB - 4096, expect.begin() + 4096);
-  EXPECT_EQ(b.read(rbuf, kMB), expect);
+  EXPECT_EQ(difference(b.read(rbuf, kMB), expect), "");
   const Vmmc::InterfaceCounters c = rig.vmmc.counters(0);
   const uint32_t pages = kSources * kMB / 4096;
   EXPECT_GE(misses_before_again, pages / 32);
   EXPECT_GE(c.tlb_fills, pages);
   EXPECT_GT(c.tlb_misses, misses_before_again); // the first MB was evicted
   EXPECT_EQ(a.counters().bad_vaddr, 0u);
+}
+
+// ---- performance through the library --------------------------------------------------
+
+// The library adds nothing to the LCP's path but the posting: a one-word ping-pong gives the
+// LCP's one-way latency (docs/vmmc.md "The LCP": about 10 us; paper 9.8 us), and a warm
+// 1 MB send runs near the PCI limit (paper: 108.4 MB/s of 110). Loose bounds: the LCP is
+// tuned elsewhere; these catch a library that adds PIO reads or waits to the path.
+TEST_F(VmmcLibrary, OneWordLatencyAndBandwidthThroughTheLibrary) {
+  Rig rig;
+  Endpoint& a = rig.vmmc.open(0);
+  Endpoint& b = rig.vmmc.open(1);
+  const uint32_t kMB = 1u << 20;
+  const VirtAddr abuf = a.alloc(4096), bbuf = b.alloc(kMB + 4096);
+  const VirtAddr asrc = a.alloc(kMB + 4096), bsrc = b.alloc(4096);
+  Box<ExportId> box_a, box_b;
+  Box<ProxyAddr> ready_a, ready_b;
+  const int kWarm = 2, kIters = 10;
+  Time rtt_sum = 0, stream_start = 0, stream_end = 0;
+  rig.spawn(0, "ping", [&](Process& p) -> Task {
+    box_a.put(p, co_await a.export_buffer(p, abuf, 4096, {}));
+    const ImportResult ib = co_await a.import(p, 1, co_await box_b.get(p));
+    ready_a.put(p, ib.proxy);
+    (void)co_await ready_b.get(p);
+    for (int i = 1; i <= kWarm + kIters; ++i) {
+      a.write(asrc, be(uint32_t(i)));
+      const Time t0 = p.local();
+      (void)co_await a.send(p, asrc, ib.proxy, 4);
+      co_await a.wait_word(p, abuf, uint32_t(i));
+      if (i > kWarm) rtt_sum += p.local() - t0;
+    }
+    // Bandwidth: a warm-up megabyte (TLB misses, pinning), then the measured one and a flag.
+    (void)co_await a.send(p, asrc, ib.proxy, kMB);
+    stream_start = p.local();
+    (void)co_await a.send(p, asrc, ib.proxy, kMB);
+    a.write(asrc + kMB, be(0xB1B1B1B1));
+    (void)co_await a.send(p, asrc + kMB, ib.proxy + kMB, 4);
+    rig.finished();
+  });
+  rig.spawn(1, "pong", [&](Process& p) -> Task {
+    box_b.put(p, co_await b.export_buffer(p, bbuf, kMB + 4096, {}));
+    const ImportResult ia = co_await b.import(p, 0, co_await box_a.get(p));
+    ready_b.put(p, ia.proxy);
+    (void)co_await ready_a.get(p);
+    for (int i = 1; i <= kWarm + kIters; ++i) {
+      co_await b.wait_word(p, bbuf, uint32_t(i));
+      b.write(bsrc, be(uint32_t(i)));
+      (void)co_await b.send(p, bsrc, ia.proxy, 4);
+    }
+    co_await b.wait_word(p, bbuf + kMB, 0xB1B1B1B1);
+    stream_end = p.local();
+    rig.finished();
+  });
+  ASSERT_TRUE(rig.run());
+  const double one_way_us = double(rtt_sum) / kIters / 2 / double(kMicrosecond);
+  EXPECT_GT(one_way_us, 8.0);
+  EXPECT_LT(one_way_us, 11.5);
+  const double mb_per_s = double(kMB) / 1e6 / (double(stream_end - stream_start) / double(sim::kSecond));
+  EXPECT_GT(mb_per_s, 95.0);
+  EXPECT_LT(mb_per_s, 110.0);
+  RecordProperty("one_way_us", std::to_string(one_way_us));
+  RecordProperty("mb_per_s", std::to_string(mb_per_s));
+  std::printf("one-word one-way %.2f us, 1 MB %.1f MB/s\n", one_way_us, mb_per_s);
 }
 
 // ---- several endpoints ---------------------------------------------------------------------
@@ -682,7 +760,7 @@ TEST_F(VmmcLibrary, SeveralEndpointsPerNode) {
   const ManyResult r = many_endpoints();
   ASSERT_EQ(r.received.size(), 4u);
   for (uint32_t k = 0; k < 4; ++k) {
-    EXPECT_EQ(r.received[k], pattern(3 * 4096, 200 + k)) << "endpoint " << k;
+    EXPECT_EQ(difference(r.received[k], pattern(3 * 4096, 200 + k)), "") << "endpoint " << k;
   }
   ASSERT_EQ(r.cross.size(), 4u);
   for (const ImportResult& c : r.cross) {
