@@ -5,54 +5,92 @@
 
 namespace lanaikit::sim {
 
-EventId Kernel::schedule_at(Time at, Callback fn, uint32_t tag, int8_t order) {
-  if (at < now_)
-    throw std::logic_error("event scheduled in the past: at " + std::to_string(at) +
-                           " ps, now " + std::to_string(now_) + " ps");
-  const uint64_t seq = next_seq_++;
-  pending_.push_back(Pending{std::move(fn), tag, true});
-  heap_.push_back(Entry{at, order, seq});
-  std::push_heap(heap_.begin(), heap_.end(), std::greater<Entry>{});
-  ++live_;
-  return seq;
+Kernel::Kernel() { heap_.reserve(64); }
+
+void Kernel::scheduled_in_the_past(Time at) const {
+  throw std::logic_error("event scheduled in the past: at " + std::to_string(at) + " ps, now " +
+                         std::to_string(now_) + " ps");
+}
+
+void Kernel::add_block() {
+  const uint32_t first = uint32_t(blocks_.size()) * kBlockSlots;
+  if (first + kBlockSlots > kMaxSlots)
+    throw std::length_error("kernel: more than " + std::to_string(kMaxSlots) +
+                            " events pending at once");
+  blocks_.push_back(std::make_unique<Slot[]>(kBlockSlots));
+  free_.reserve(first + kBlockSlots); // so freeing a slot never allocates
+  // Handed out lowest first.
+  for (uint32_t i = kBlockSlots; i-- > 0;) free_.push_back(first + i);
+}
+
+void Kernel::push(const Entry& e) {
+  size_t i = heap_.size();
+  heap_.push_back(e);
+  Entry* h = heap_.data();
+  while (i > 0) {
+    const size_t parent = (i - 1) / 2;
+    if (!before(e, h[parent])) break;
+    h[i] = h[parent];
+    i = parent;
+  }
+  h[i] = e;
+}
+
+// Removes the top entry: the hole it leaves goes down to a leaf along the smaller children,
+// then the last entry fills it from there upwards (it usually belongs near the bottom).
+void Kernel::pop_top() {
+  const Entry last = heap_.back();
+  heap_.pop_back();
+  const size_t n = heap_.size();
+  if (n == 0) return;
+  Entry* h = heap_.data();
+  size_t i = 0;
+  for (;;) {
+    size_t c = 2 * i + 1;
+    if (c >= n) break;
+    if (c + 1 < n && before(h[c + 1], h[c])) ++c;
+    h[i] = h[c];
+    i = c;
+  }
+  while (i > 0) {
+    const size_t parent = (i - 1) / 2;
+    if (!before(last, h[parent])) break;
+    h[i] = h[parent];
+    i = parent;
+  }
+  h[i] = last;
+}
+
+// Keeps the top live.
+void Kernel::drop_dead_top() {
+  while (!heap_.empty() && !live(heap_.front())) {
+    pop_top();
+    --dead_;
+  }
+}
+
+// Dead entries are the majority: rebuild the heap from the live ones. The order events run
+// in is a function of their keys alone, so the heap's shape does not matter.
+void Kernel::compact() {
+  std::erase_if(heap_, [this](const Entry& e) { return !live(e); });
+  dead_ = 0;
+  std::make_heap(heap_.begin(), heap_.end(), [](const Entry& a, const Entry& b) { return before(b, a); });
 }
 
 bool Kernel::cancel(EventId id) {
-  if (id < base_seq_ || id >= next_seq_) return false;
-  Pending& p = pending_[id - base_seq_];
-  if (!p.live) return false;
-  p.live = false;
-  p.fn = nullptr;
+  const uint64_t low = id & ((uint64_t(1) << kSlotBits) - 1);
+  if (low == 0 || low > uint64_t(blocks_.size()) * kBlockSlots) return false;
+  const uint32_t index = uint32_t(low - 1);
+  Slot& s = slot(index);
+  if (s.seq == 0 || (s.seq << kSlotBits) != (id & ~((uint64_t(1) << kSlotBits) - 1))) return false;
+  s.seq = 0;
+  s.fn.reset();
+  free_.push_back(index);
   --live_;
+  ++dead_;
+  drop_dead_top();
+  if (dead_ > 64 && dead_ > heap_.size() / 2) compact();
   return true;
-}
-
-// A heap entry's event is live unless it ran or was cancelled; the bookkeeping of events
-// older than base_seq_ is gone, and those are all dead.
-bool Kernel::is_live(uint64_t seq) const {
-  return seq >= base_seq_ && pending_[seq - base_seq_].live;
-}
-
-// Pops heap entries until one whose event is still live.
-bool Kernel::pop_live(Entry& out) {
-  while (!heap_.empty()) {
-    std::pop_heap(heap_.begin(), heap_.end(), std::greater<Entry>{});
-    const Entry e = heap_.back();
-    heap_.pop_back();
-    if (is_live(e.seq)) {
-      out = e;
-      return true;
-    }
-  }
-  return false;
-}
-
-Time Kernel::next_time() {
-  while (!heap_.empty() && !is_live(heap_.front().seq)) {
-    std::pop_heap(heap_.begin(), heap_.end(), std::greater<Entry>{});
-    heap_.pop_back();
-  }
-  return heap_.empty() ? -1 : heap_.front().at;
 }
 
 size_t Kernel::add_agent(Agent* agent) {
@@ -69,25 +107,9 @@ void Kernel::wake(size_t index, Time at) {
 
 void Kernel::sleep(size_t index) { agents_.at(index).resume = -1; }
 
-int Kernel::next_agent() const {
-  int best = -1;
-  for (size_t i = 0; i < agents_.size(); ++i) {
-    const Time r = agents_[i].resume;
-    if (r >= 0 && (best < 0 || r < agents_[size_t(best)].resume)) best = int(i);
-  }
-  return best;
-}
-
-void Kernel::run_agent(size_t index, Time limit) {
+void Kernel::run_agent(size_t index, Time horizon) {
   AgentState& a = agents_[index];
   now_ = a.resume;
-  Time horizon = limit;
-  const Time next = next_time();
-  if (next >= 0 && next < horizon) horizon = next;
-  for (size_t i = 0; i < agents_.size(); ++i) {
-    const Time r = agents_[i].resume;
-    if (i != index && r >= 0 && r + lookahead_ < horizon) horizon = r + lookahead_;
-  }
   ++agent_batches_;
   const Time resume = a.agent->advance(horizon);
   // The agent may have slept or woken itself (or been woken by what it did); its return
@@ -102,39 +124,60 @@ uint64_t Kernel::run_until(Time limit) {
   uint64_t ran = 0;
   while (!stop_) {
     const Time next = next_time();
+    // The runnable agent with the earliest resume time (ties: the lowest index), and the
+    // earliest resume time of the others (-1: none).
+    size_t best = 0;
+    Time best_resume = -1, others = -1;
+    for (size_t i = 0; i < agents_.size(); ++i) {
+      const Time r = agents_[i].resume;
+      if (r < 0) continue;
+      if (best_resume < 0 || r < best_resume) {
+        others = best_resume;
+        best = i;
+        best_resume = r;
+      } else if (others < 0 || r < others) {
+        others = r;
+      }
+    }
     // Agents strictly before the next event (and before the limit) go first; at equal
     // times the event runs first.
-    const int ai = next_agent();
-    if (ai >= 0) {
-      const Time r = agents_[size_t(ai)].resume;
-      if (r < limit && (next < 0 || r < next)) {
-        run_agent(size_t(ai), limit);
-        continue;
-      }
+    if (best_resume >= 0 && best_resume < limit && (next < 0 || best_resume < next)) {
+      Time horizon = limit;
+      if (next >= 0 && next < horizon) horizon = next;
+      if (others >= 0 && others + lookahead_ < horizon) horizon = others + lookahead_;
+      run_agent(best, horizon);
+      continue;
     }
     if (next < 0 || next > limit) {
       if (limit > now_) now_ = limit;
       break;
     }
-    Entry e;
-    pop_live(e);
-    Pending& p = pending_[e.seq - base_seq_];
-    Callback fn = std::move(p.fn);
-    const uint32_t tag = p.tag;
-    p.live = false;
-    p.fn = nullptr;
+    const Entry e = heap_.front();
+    pop_top();
+    drop_dead_top();
+    Slot& s = slot(e.slot);
+    const uint64_t seq = s.seq;
+    const uint32_t tag = s.tag;
+    s.seq = 0;
     --live_;
-    while (!pending_.empty() && !pending_.front().live) {
-      pending_.pop_front();
-      ++base_seq_;
-    }
     now_ = e.at;
     mix(uint64_t(e.at));
-    mix((uint64_t(uint8_t(e.order)) << 32) | tag);
-    mix(e.seq);
+    mix((uint64_t(uint8_t(uint8_t(e.key >> kSeqBits) ^ 0x80u)) << 32) | tag);
+    mix(seq);
     ++events_run_;
     ++ran;
-    fn();
+    // The callback runs in its slot (which no one else can take until it is freed here),
+    // then goes, even if it throws.
+    struct Release {
+      Kernel& k;
+      Slot& s;
+      uint32_t index;
+      ~Release() {
+        s.fn.reset();
+        k.free_.push_back(index);
+      }
+    } release{*this, s, e.slot};
+    s.fn();
   }
   return ran;
 }

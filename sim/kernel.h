@@ -12,13 +12,122 @@
 
 #include "sim/time.h"
 
+#include <cstddef>
 #include <cstdint>
-#include <deque>
+#include <cstring>
 #include <functional>
+#include <memory>
+#include <new>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace lanaikit::sim {
+
+// A move-only `void()` callable with inline storage: what the kernel runs, and what timed
+// models keep for their completions. A callable of up to kInlineBytes that moves without
+// throwing lives in the object itself (a lambda capturing `this` and a few values, or a
+// whole std::function), so creating, moving and running one allocates nothing; a larger
+// one goes to the heap. An empty std::function or null function pointer makes an empty
+// Callback.
+class Callback {
+public:
+  static constexpr size_t kInlineBytes = 40;
+
+  Callback() noexcept = default;
+  Callback(std::nullptr_t) noexcept {}
+  template <class F, class D = std::decay_t<F>,
+            std::enable_if_t<!std::is_same_v<D, Callback> && std::is_invocable_r_v<void, D&>,
+                             int> = 0>
+  Callback(F&& f) { // NOLINT: implicit, like std::function's
+    emplace<D>(std::forward<F>(f));
+  }
+  Callback(Callback&& o) noexcept { take(o); }
+  Callback& operator=(Callback&& o) noexcept {
+    if (this != &o) {
+      reset();
+      take(o);
+    }
+    return *this;
+  }
+  Callback(const Callback&) = delete;
+  Callback& operator=(const Callback&) = delete;
+  ~Callback() { reset(); }
+
+  // Replaces the callable (assign(Callback&&) moves, anything else is built in place).
+  template <class F> void assign(F&& f) {
+    using D = std::decay_t<F>;
+    if constexpr (std::is_same_v<D, Callback>) {
+      static_assert(!std::is_lvalue_reference_v<F>, "a Callback is moved in: std::move it");
+      *this = std::move(f);
+    } else {
+      reset();
+      emplace<D>(std::forward<F>(f));
+    }
+  }
+
+  explicit operator bool() const noexcept { return ops_ != nullptr; }
+  void operator()() { ops_->invoke(buf_); }
+  void reset() noexcept {
+    if (ops_) {
+      if (ops_->destroy) ops_->destroy(buf_);
+      ops_ = nullptr;
+    }
+  }
+
+private:
+  struct Ops {
+    void (*invoke)(void* buf);
+    void (*relocate)(void* to, void* from) noexcept; // null: the bytes are the object
+    void (*destroy)(void* buf) noexcept;             // null: nothing to do
+  };
+
+  template <class D> static constexpr bool kInline =
+      sizeof(D) <= kInlineBytes && alignof(D) <= alignof(std::max_align_t) &&
+      std::is_nothrow_move_constructible_v<D>;
+  template <class D> static constexpr bool kTrivial =
+      std::is_trivially_copyable_v<D> && std::is_trivially_destructible_v<D>;
+
+  template <class D> static constexpr Ops kInlineOps{
+      [](void* b) { (*std::launder(static_cast<D*>(b)))(); },
+      kTrivial<D> ? nullptr
+                  : +[](void* to, void* from) noexcept {
+                      D* f = std::launder(static_cast<D*>(from));
+                      ::new (to) D(std::move(*f));
+                      f->~D();
+                    },
+      kTrivial<D> ? nullptr
+                  : +[](void* b) noexcept { std::launder(static_cast<D*>(b))->~D(); }};
+  template <class D> static constexpr Ops kHeapOps{
+      [](void* b) { (**static_cast<D**>(b))(); }, nullptr,
+      [](void* b) noexcept { delete *static_cast<D**>(b); }};
+
+  template <class D, class F> void emplace(F&& f) {
+    if constexpr (std::is_pointer_v<D> || std::is_member_pointer_v<D>) {
+      if (f == nullptr) return;
+    } else if constexpr (std::is_same_v<D, std::function<void()>>) {
+      if (!f) return;
+    }
+    if constexpr (kInline<D>) {
+      ::new (static_cast<void*>(buf_)) D(std::forward<F>(f));
+      ops_ = &kInlineOps<D>;
+    } else {
+      *reinterpret_cast<D**>(buf_) = new D(std::forward<F>(f));
+      ops_ = &kHeapOps<D>;
+    }
+  }
+  void take(Callback& o) noexcept {
+    if (!o.ops_) return;
+    if (o.ops_->relocate) o.ops_->relocate(buf_, o.buf_);
+    else std::memcpy(buf_, o.buf_, kInlineBytes);
+    ops_ = o.ops_;
+    o.ops_ = nullptr;
+  }
+
+  alignas(std::max_align_t) unsigned char buf_[kInlineBytes];
+  const Ops* ops_ = nullptr;
+};
 
 // A component that runs ahead of the event queue in batches: a chip's CPU. Agents are not
 // events: they never enter the queue or the trace hash, so how far one runs per batch
@@ -34,18 +143,42 @@ public:
   virtual Time advance(Time horizon) = 0;
 };
 
-using EventId = uint64_t; // unique per kernel; 0 is never used
+// Unique per kernel among any 2^40 consecutively scheduled events; 0 is never used.
+using EventId = uint64_t;
 
 class Kernel {
 public:
-  using Callback = std::function<void()>;
+  using Callback = sim::Callback;
+
+  Kernel();
+  Kernel(const Kernel&) = delete;
+  Kernel& operator=(const Kernel&) = delete;
 
   Time now() const { return now_; }
 
-  // Runs `fn` at time `at` (>= now). `tag` names the kind of event in the trace hash.
-  EventId schedule_at(Time at, Callback fn, uint32_t tag = 0, int8_t order = 0);
-  EventId schedule_in(Time delay, Callback fn, uint32_t tag = 0, int8_t order = 0) {
-    return schedule_at(now_ + delay, std::move(fn), tag, order);
+  // Runs `fn` (anything a Callback holds) at time `at` (>= now). `tag` names the kind of
+  // event in the trace hash.
+  template <class F>
+  EventId schedule_at(Time at, F&& fn, uint32_t tag = 0, int8_t order = 0) {
+    if (at < now_) [[unlikely]] scheduled_in_the_past(at);
+    const uint32_t index = take_slot();
+    Slot& s = slot(index);
+    try {
+      s.fn.assign(std::forward<F>(fn));
+    } catch (...) {
+      free_.push_back(index);
+      throw;
+    }
+    const uint64_t seq = next_seq_++;
+    s.seq = seq;
+    s.tag = tag;
+    push(Entry{at, (uint64_t(uint8_t(order) ^ 0x80u) << kSeqBits) | seq, index});
+    ++live_;
+    return (seq << kSlotBits) | (index + 1);
+  }
+  template <class F>
+  EventId schedule_in(Time delay, F&& fn, uint32_t tag = 0, int8_t order = 0) {
+    return schedule_at(now_ + delay, std::forward<F>(fn), tag, order);
   }
   // Cancels a pending event; returns false if it already ran, was cancelled or never was.
   bool cancel(EventId id);
@@ -78,42 +211,68 @@ public:
   bool idle() const { return live_ == 0; }
   size_t pending() const { return live_; }
   // Time of the next pending event, or -1 if none.
-  Time next_time();
+  Time next_time() const { return heap_.empty() ? -1 : heap_.front().at; }
 
   uint64_t events_run() const { return events_run_; }
   uint64_t trace_hash() const { return hash_; }
   void trace(uint64_t value) { mix(value); }
 
 private:
+  // The queue is a binary min-heap of small entries; the callbacks stay put in slots (in
+  // blocks that never move, so a callback runs where it was built and may schedule more).
+  // An entry's key is (order, sequence number) in one word, so (at, key) orders events
+  // exactly as (time, order, FIFO). A slot holds the sequence number of its pending event,
+  // or 0; a heap entry whose slot no longer holds its number is a cancelled event, dropped
+  // when it reaches the top (the top is always live) or when dead entries are the majority.
+  static constexpr unsigned kSeqBits = 56;
+  static constexpr uint64_t kSeqMask = (uint64_t(1) << kSeqBits) - 1;
+  static constexpr unsigned kSlotBits = 24; // EventId: sequence number << 24 | slot + 1
+  static constexpr uint32_t kMaxSlots = (uint32_t(1) << kSlotBits) - 1;
+  static constexpr unsigned kBlockBits = 8;
+  static constexpr uint32_t kBlockSlots = uint32_t(1) << kBlockBits;
+
   struct Entry {
     Time at;
-    int8_t order;
-    uint64_t seq; // also the EventId
-    bool operator>(const Entry& o) const {
-      if (at != o.at) return at > o.at;
-      if (order != o.order) return order > o.order;
-      return seq > o.seq;
-    }
+    uint64_t key; // (order ^ 0x80) << 56 | sequence number
+    uint32_t slot;
   };
-  struct Pending {
+  static bool before(const Entry& a, const Entry& b) {
+    return ((unsigned __int128)uint64_t(a.at) << 64 | a.key) <
+           ((unsigned __int128)uint64_t(b.at) << 64 | b.key);
+  }
+  struct Slot {
     Callback fn;
+    uint64_t seq = 0; // of the pending event in this slot; 0: none
     uint32_t tag = 0;
-    bool live = false;
   };
+
+  Slot& slot(uint32_t index) { return blocks_[index >> kBlockBits][index & (kBlockSlots - 1)]; }
+  bool live(const Entry& e) { return slot(e.slot).seq == (e.key & kSeqMask); }
+  uint32_t take_slot() {
+    if (free_.empty()) [[unlikely]] add_block();
+    const uint32_t index = free_.back();
+    free_.pop_back();
+    return index;
+  }
+  void add_block();
+  void push(const Entry& e);
+  void pop_top();
+  void drop_dead_top();
+  void compact();
+  [[noreturn]] void scheduled_in_the_past(Time at) const;
 
   void mix(uint64_t v) {
     // FNV-1a over the 8 bytes of the value.
     for (int i = 0; i < 8; ++i) hash_ = (hash_ ^ ((v >> (8 * i)) & 0xFF)) * 0x100000001b3ull;
   }
-  bool pop_live(Entry& out);
-  bool is_live(uint64_t seq) const;
 
   Time now_ = 0;
   uint64_t next_seq_ = 1;
-  std::vector<Entry> heap_;         // min-heap by (at, order, seq)
-  std::deque<Pending> pending_;     // indexed by seq - base_seq_; dead front entries dropped
-  uint64_t base_seq_ = 1;
+  std::vector<Entry> heap_;                     // min-heap by (at, key)
+  std::vector<std::unique_ptr<Slot[]>> blocks_; // kBlockSlots slots each
+  std::vector<uint32_t> free_;                  // free slots, the last freed on top
   size_t live_ = 0;
+  size_t dead_ = 0; // cancelled entries still in heap_
   uint64_t events_run_ = 0;
   uint64_t hash_ = 0xcbf29ce484222325ull;
   bool stop_ = false;
@@ -122,9 +281,7 @@ private:
     Agent* agent;
     Time resume = -1; // -1: asleep
   };
-  // The runnable agent with the earliest resume time (ties: lowest index), or -1.
-  int next_agent() const;
-  void run_agent(size_t index, Time limit);
+  void run_agent(size_t index, Time horizon);
   std::vector<AgentState> agents_;
   Time lookahead_ = 0;
   uint64_t agent_batches_ = 0;
