@@ -90,44 +90,44 @@ sim::Time PciBus::dma_time(DmaDirection dir, uint64_t bytes) const {
 }
 
 void PciBus::pio_read(uint32_t bytes, Done done) {
-  Txn t;
-  t.kind = Kind::PioRead;
-  t.bytes = bytes;
-  t.done = std::move(done);
-  submit(std::move(t));
+  submit(Kind::PioRead, DmaDirection::ToHost, bytes, 0, std::move(done));
 }
 
 sim::Time PciBus::pio_write(uint32_t bytes, Done landed) {
-  Txn t;
-  t.kind = Kind::PioWrite;
-  t.bytes = bytes;
-  t.done = std::move(landed);
-  submit(std::move(t));
+  submit(Kind::PioWrite, DmaDirection::ToHost, bytes, 0, std::move(landed));
   return params_.pio_write_issue;
 }
 
 void PciBus::dma(DmaDirection dir, uint64_t bytes, Done done) {
   if (bytes == 0) throw std::invalid_argument("PciBus::dma: zero-length transfer");
-  Txn t;
-  t.kind = Kind::Dma;
-  t.dir = dir;
-  t.bytes = bytes;
-  t.total = transfer_time(bytes, dma_bandwidth(dir, bytes));
-  t.done = std::move(done);
-  submit(std::move(t));
+  submit(Kind::Dma, dir, bytes, transfer_time(bytes, dma_bandwidth(dir, bytes)), std::move(done));
 }
 
-void PciBus::submit(Txn t) {
+// Queues the request, or, on a free bus with nobody waiting, grants it at once.
+void PciBus::submit(Kind kind, DmaDirection dir, uint64_t bytes, sim::Time total, Done&& done) {
+  const bool now = !busy_ && queue_.empty();
+  Txn& t = now ? current_ : queue_.emplace_back();
+  t.kind = kind;
+  t.dir = dir;
+  t.bytes = bytes;
+  t.done_bytes = 0;
+  t.total = total;
   t.requested = kernel_.now();
+  t.started = false;
   t.id = next_id_++;
-  queue_.push_back(std::move(t));
-  grant();
+  t.done = std::move(done);
+  if (now) start();
 }
 
 void PciBus::grant() {
   if (busy_ || queue_.empty()) return;
-  Txn t = std::move(queue_.front());
+  current_ = std::move(queue_.front());
   queue_.pop_front();
+  start();
+}
+
+void PciBus::start() {
+  Txn& t = current_;
   sim::Time occupy = 0;
   uint32_t tag = 0;
   switch (t.kind) {
@@ -160,36 +160,40 @@ void PciBus::grant() {
     t.started = true;
   }
   busy_ = true;
-  kernel_.schedule_in(
-      occupy,
-      [this, t = std::move(t), occupy]() mutable {
-        busy_ = false;
-        stats_.busy += occupy;
-        if (t.kind == Kind::Dma && t.done_bytes < t.bytes) {
-          queue_.push_back(std::move(t)); // the rest of the transfer waits its turn again
-          grant();
-          return;
-        }
-        switch (t.kind) {
-        case Kind::PioRead:
-          ++stats_.pio_reads;
-          stats_.pio_read_bytes += t.bytes;
-          break;
-        case Kind::PioWrite:
-          ++stats_.pio_writes;
-          stats_.pio_write_bytes += t.bytes;
-          break;
-        case Kind::Dma:
-          ++stats_.dmas;
-          (t.dir == DmaDirection::ToHost ? stats_.dma_to_host_bytes
-                                         : stats_.dma_from_host_bytes) += t.bytes;
-          break;
-        }
-        kernel_.trace((uint64_t(t.kind) << 56) ^ (t.id << 32) ^ t.bytes);
-        if (t.done) t.done();
-        grant();
-      },
-      tag);
+  occupy_ = occupy;
+  kernel_.schedule_in(occupy, [this] { finished(); }, tag);
+}
+
+void PciBus::finished() {
+  busy_ = false;
+  stats_.busy += occupy_;
+  Txn& t = current_;
+  if (t.kind == Kind::Dma && t.done_bytes < t.bytes) {
+    queue_.push_back(std::move(t)); // the rest of the transfer waits its turn again
+    grant();
+    return;
+  }
+  switch (t.kind) {
+  case Kind::PioRead:
+    ++stats_.pio_reads;
+    stats_.pio_read_bytes += t.bytes;
+    break;
+  case Kind::PioWrite:
+    ++stats_.pio_writes;
+    stats_.pio_write_bytes += t.bytes;
+    break;
+  case Kind::Dma:
+    ++stats_.dmas;
+    (t.dir == DmaDirection::ToHost ? stats_.dma_to_host_bytes : stats_.dma_from_host_bytes) +=
+        t.bytes;
+    break;
+  }
+  kernel_.trace((uint64_t(t.kind) << 56) ^ (t.id << 32) ^ t.bytes);
+  // The bus may be granted again from inside the callback (a PIO read's completion
+  // posting the next request), so the callback leaves current_ first.
+  Done done = std::move(t.done);
+  if (done) done();
+  grant();
 }
 
 } // namespace lanaikit::host

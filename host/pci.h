@@ -26,12 +26,11 @@
 // the first point's, above the last the last's. Durations are rounded to the picosecond.
 #pragma once
 
+#include "sim/fifo.h"
 #include "sim/kernel.h"
 #include "sim/time.h"
 
 #include <cstdint>
-#include <deque>
-#include <functional>
 #include <string>
 #include <vector>
 
@@ -88,7 +87,7 @@ struct PciStats {
 
 class PciBus {
 public:
-  using Done = std::function<void()>;
+  using Done = sim::Callback;
 
   PciBus(sim::Kernel& kernel, PciParams params);
   PciBus(const PciBus&) = delete;
@@ -126,13 +125,17 @@ private:
     uint64_t id = 0;
     Done done;
   };
-  void submit(Txn t);
-  void grant(); // serves the head of the queue if the bus is free
+  void submit(Kind kind, DmaDirection dir, uint64_t bytes, sim::Time total, Done&& done);
+  void grant();    // serves the head of the queue if the bus is free
+  void start();    // current_ takes the bus
+  void finished(); // the transaction holding the bus (current_) is at its end
   const std::vector<BandwidthPoint>& curve(DmaDirection dir) const;
 
   sim::Kernel& kernel_;
   PciParams params_;
-  std::deque<Txn> queue_;
+  sim::Fifo<Txn> queue_;
+  Txn current_;       // holds the bus while busy_
+  sim::Time occupy_ = 0; // current_'s time on the bus
   bool busy_ = false;
   uint64_t next_id_ = 1;
   PciStats stats_;

@@ -176,10 +176,9 @@ void Link::try_transmit() {
     tx_.pop_front();
   }
   if (!drop) {
-    kernel_.schedule_at(
-        end + config_.latency_ps,
-        [this, rx = std::move(rx), wire, crc] { chunk_arrived(rx, wire, rx.tail, crc); },
-        kTagChunkArrived);
+    in_flight_.push_back(InFlight{std::move(rx), wire, crc});
+    kernel_.schedule_at(end + config_.latency_ps, [this] { next_chunk_arrived(); },
+                        kTagChunkArrived);
   }
   kernel_.schedule_at(end, [this, streamed] { chunk_sent(streamed); }, kTagChunkSent);
 }
@@ -201,6 +200,16 @@ void Link::set_stopped(bool stop) {
     counters_.time_stopped_ps += now - stopped_since_;
     try_transmit();
   }
+}
+
+void Link::next_chunk_arrived() {
+  InFlight& f = in_flight_.front();
+  RxItem item = std::move(f.item);
+  const uint32_t wire = f.wire_bytes;
+  const uint8_t crc = f.wire_crc;
+  in_flight_.pop_front();
+  const bool tail = item.tail;
+  chunk_arrived(std::move(item), wire, tail, crc);
 }
 
 void Link::chunk_arrived(RxItem item, uint32_t wire_bytes, bool check_crc, uint8_t wire_crc) {

@@ -16,10 +16,10 @@
 #pragma once
 
 #include "net/packet.h"
+#include "sim/fifo.h"
 #include "sim/kernel.h"
 
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <random>
 #include <set>
@@ -134,7 +134,13 @@ private:
   void start_packet(TxItem& item);
   void seal_packet(TxItem& item);
   void chunk_sent(uint32_t streamed_bytes);
+  struct InFlight { // a chunk on the wire
+    RxItem item;
+    uint32_t wire_bytes;
+    uint8_t wire_crc;
+  };
   void chunk_arrived(RxItem item, uint32_t wire_bytes, bool check_crc, uint8_t wire_crc);
+  void next_chunk_arrived();
   void schedule_delivery();
   void deliver();
   void set_stopped(bool stop);
@@ -150,7 +156,7 @@ private:
   std::mt19937_64 rng_;
 
   // Sender.
-  std::deque<TxItem> tx_;
+  sim::Fifo<TxItem> tx_;
   uint32_t fifo_bytes_ = 0;
   bool transmitting_ = false;
   bool stopped_ = false;
@@ -160,8 +166,13 @@ private:
   uint64_t period_bytes_ = 0;
   uint64_t packet_number_ = 0;
 
+  // Chunks on the wire, in the order they arrive: every chunk takes latency_ps from the
+  // end of its last byte, and the ends never go back, so the arrival events (one per
+  // chunk, all alike) run in the order they were scheduled and each takes the front.
+  sim::Fifo<InFlight> in_flight_;
+
   // Receiver.
-  std::deque<RxItem> rx_;
+  sim::Fifo<RxItem> rx_;
   uint32_t buffered_ = 0;
   bool stop_sent_ = false;
   bool delivery_pending_ = false;
