@@ -350,8 +350,12 @@ void EpState::check_process(const host::Process& p) {
 // capture with a destructor, e.g. a shared_ptr, is released twice): every condition a
 // coroutine here waits on is a named std::function, built outside the co_await.
 //
-// One per node: waits for the interrupt, reads ISR, acknowledges, serves. Loops until ISR
-// shows nothing of ours, so bits that rise while it works are not lost.
+// One per node: waits for the interrupt, reads ISR, acknowledges (W1C, the bits it saw),
+// serves. Loops until ISR shows nothing of ours, so bits that rise while it works are not
+// lost. The notification rings are scanned on every turn, after the ISR read: that read
+// comes after the previous turn's acknowledgement on the bus, so a record whose LAN1_SIG
+// the acknowledgement wiped out (raised between the driver's ISR read and its write
+// landing) is in host memory by then and found. Scanning an empty ring costs nothing.
 host::Task driver_loop(host::Process& p, VmmcState* v, uint32_t n, std::shared_ptr<bool> alive) {
   sim::Node& node = v->cluster.node(n);
   uint64_t seen = 0;
@@ -365,10 +369,10 @@ host::Task driver_loop(host::Process& p, VmmcState* v, uint32_t n, std::shared_p
       uint32_t isr = 0;
       co_await node.pio_read_reg(p, vm::regs::ISR, isr);
       const uint32_t bits = isr & kIrqBits;
-      if (!bits) break;
-      node.pio_write_reg(p, vm::regs::ISR, bits); // W1C
+      if (bits) node.pio_write_reg(p, vm::regs::ISR, bits); // W1C
       if (bits & vm::regs::LAN0_SIG_BIT) co_await v->serve_miss(p, n);
-      if (bits & vm::regs::LAN1_SIG_BIT) co_await v->serve_notifications(p, n);
+      co_await v->serve_notifications(p, n);
+      if (!bits) break;
     }
   }
 }

@@ -113,18 +113,29 @@ public:
   host::Op<ExportId> export_buffer(host::Process& p, VirtAddr va, uint32_t len,
                                    std::vector<EndpointId> allowed, bool notify = false);
   // Imports export `id` of `node`: the daemons' handshake over the control path, then the
-  // outgoing page table entries for the new proxy range.
+  // outgoing page table entries for the new proxy range. Returns ok=false (with the reason)
+  // for an export that does not exist or does not allow this endpoint.
   host::Op<ImportResult> import(host::Process& p, uint32_t node, ExportId id);
 
-  // Sends len bytes from [src, src + len) to proxy address dst. Short (<= 128 bytes) or
-  // long is chosen here. Synchronous sends return when the send buffer may be reused.
+  // Sends len bytes from [src, src + len) to proxy address dst. Short (<= SHORT_MAX bytes,
+  // the payload read from process memory now: PageFault if unmapped) or long is chosen
+  // here. A range outside this endpoint's imports, or a length outside 1..MAX_SEND, is
+  // refused (ok=false) and nothing is posted. Synchronous sends return when the send
+  // buffer may be reused: a short one once posted, a long one when its completion word
+  // says so (ok=false if the LCP rejected it).
   host::Op<SendResult> send(host::Process& p, VirtAddr src, ProxyAddr dst, uint32_t len,
                             SendOptions opt = {});
-  bool test(uint32_t seq) const;                       // is request `seq` complete?
+  // Is request `seq` complete? (Short: from posting on; long: its completion word.)
+  bool test(uint32_t seq) const;
+  // Waits for request `seq` (at once for a short one). ok=false if the completion word was
+  // seen carrying the request's rejection: always for a waited-for long request, for a
+  // short one only if its (later) rejection word was seen meanwhile; the word holds the
+  // latest status only, the counters are authoritative.
   host::Op<SendResult> wait(host::Process& p, uint32_t seq);
 
   // Notifications: `handler` runs (after Costs::signal) in the driver's context for each
-  // notification, in order; or a process awaits the next one.
+  // notification, in order, as an event at the driver's time; without a handler they
+  // queue for next_notification().
   void on_notification(std::function<void(const Notification&)> handler);
   host::Op<Notification> next_notification(host::Process& p);
 
@@ -158,6 +169,10 @@ public:
   ~Endpoint();
 };
 
+// One per cluster. Endpoints live as long as the Vmmc; a process should not use an endpoint
+// while another does (their PIO writes would interleave at different local times). The
+// Vmmc must outlive every run of the cluster that uses it (its driver processes stay on
+// the nodes, inert once it is gone).
 class Vmmc {
 public:
   // Loads `lcp` on every node and starts the chips; the cluster's kernel has not run yet.
