@@ -809,9 +809,9 @@ TEST(VmmcLcp, OneWordLatency) {
   h.print_profile(1);
   const double one_way_us = double(t1 - t0) / kIters / 2 / 1e6;
   std::printf("VMMC LCP one-word one-way latency: %.3f us\n", one_way_us);
-  // The paper measured 9.8 us; this LCP gives about 10.0 on the simulated testbed (see
-  // docs/vmmc.md, "The LCP"): a sanity bound, not the target.
-  EXPECT_LT(one_way_us, 10.5);
+  // The paper measured 9.8 us (its estimate of the hardware floor is about 5 us); this
+  // LCP gives 9.45 on the simulated testbed (docs/vmmc.md, "The LCP").
+  EXPECT_LT(one_way_us, 9.8);
   EXPECT_GT(one_way_us, 1.0);
 }
 
