@@ -391,19 +391,17 @@ host::Op<void> VmmcState::serve_miss(host::Process& p, uint32_t n) {
   std::vector<std::pair<uint32_t, uint32_t>> fills;
   EpState* e = proc < ns.slots.size() ? ns.slots[proc] : nullptr;
   if (e) {
+    // Locks and translates every page it hands over (the cost counts them all, as
+    // AddressSpace::pin does: the kernel walks each); a page is pinned once per process.
     const uint32_t want = std::clamp<uint32_t>(pages, 1, m.limits.fill_max);
-    uint64_t fresh = 0;
     for (uint32_t i = 0; i < want; ++i) {
       const uint64_t vp = uint64_t(vpage) + i;
       const VirtAddr va = vp << host::kPageShift;
       if (!e->space->is_mapped(va)) break;
-      if (e->driver_pinned.insert(vp).second) {
-        (void)e->space->pin(va, kPage); // charged below, once per miss
-        ++fresh;
-      }
+      if (e->driver_pinned.insert(vp).second) (void)e->space->pin(va, kPage); // charged below
       fills.emplace_back(uint32_t(vp), uint32_t(e->space->translate(va) >> host::kPageShift));
     }
-    if (fresh) p.advance(costs.pin.of(fresh));
+    if (!fills.empty()) p.advance(costs.pin.of(fills.size()));
   }
   std::vector<uint8_t> buf(fills.size() * m.fill_size, 0);
   for (size_t i = 0; i < fills.size(); ++i) {
