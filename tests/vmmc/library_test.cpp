@@ -56,6 +56,10 @@ std::string difference(const std::vector<uint8_t>& got, const std::vector<uint8_
   return "";
 }
 
+uint32_t be32(const uint8_t* b) {
+  return uint32_t(b[0]) << 24 | uint32_t(b[1]) << 16 | uint32_t(b[2]) << 8 | b[3];
+}
+
 std::vector<uint8_t> be(uint32_t v) {
   return {uint8_t(v >> 24), uint8_t(v >> 16), uint8_t(v >> 8), uint8_t(v)};
 }
@@ -356,6 +360,41 @@ TEST_F(VmmcLibrary, MisuseThrows) {
   ASSERT_TRUE(rig.run());
   ASSERT_EQ(errors.size(), 3u);
   EXPECT_NE(errors[2].find("runs on node 0"), std::string::npos) << errors[2];
+}
+
+// Exporter and importer on one node: no Ethernet messages, and the data goes out through
+// the switch and back (the route to itself).
+TEST_F(VmmcLibrary, ImportOnTheSameNode) {
+  Rig rig;
+  Endpoint& a = rig.vmmc.open(0);
+  Endpoint& b = rig.vmmc.open(0);
+  const VirtAddr rbuf = b.alloc(2 * 4096);
+  const VirtAddr sbuf = a.alloc(2 * 4096);
+  const std::vector<uint8_t> src = pattern(2 * 4096, 9);
+  a.write(sbuf, src);
+  Box<ExportId> box;
+  Time import_took = 0;
+  ImportResult imp;
+  rig.spawn(0, "b", [&](Process& p) -> Task {
+    box.put(p, co_await b.export_buffer(p, rbuf, 2 * 4096, {}));
+    co_await b.wait_word(p, rbuf + 2 * 4096 - 4, be32(src.data() + 2 * 4096 - 4));
+    rig.finished();
+  });
+  rig.spawn(0, "a", [&](Process& p) -> Task {
+    const ExportId id = co_await box.get(p);
+    const Time t0 = p.local();
+    imp = co_await a.import(p, 0, id);
+    import_took = p.local() - t0;
+    (void)co_await a.send(p, sbuf, imp.proxy, 2 * 4096 - 4);
+    (void)co_await a.send(p, sbuf + 2 * 4096 - 4, imp.proxy + 2 * 4096 - 4, 4);
+    rig.finished();
+  });
+  ASSERT_TRUE(rig.run());
+  EXPECT_TRUE(imp.ok) << imp.error;
+  const Costs k = costs_from_platform(platform());
+  EXPECT_GE(import_took, k.daemon_call);
+  EXPECT_LT(import_took, k.daemon_call + k.control_message);
+  EXPECT_EQ(difference(b.read(rbuf, 2 * 4096), src), "");
 }
 
 // ---- protection ----------------------------------------------------------------------------
