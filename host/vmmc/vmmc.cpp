@@ -230,6 +230,7 @@ struct EpState {
   // Send queue.
   uint32_t posted = 0;   // requests posted (the last seq)
   uint32_t consumed = 0; // the LCP's `consumed` as last read
+  uint64_t consumed_reads = 0;
   mutable std::set<uint32_t> long_pending; // long requests not yet seen complete
   mutable std::set<uint32_t> rejected;     // requests whose completion word had bit 31
   std::vector<bool> long_seq;              // [seq - 1]: was request seq long?
@@ -506,7 +507,7 @@ host::Op<ExportId> Endpoint::export_buffer(host::Process& p, VirtAddr va, uint32
   e.check_process(p);
   if (len == 0 || va % kPage || len % kPage)
     throw VmmcError("vmmc: export of [" + host::hex(va) + ", +" + str(len) +
-                    ") : exports are whole pages, page-aligned");
+                    "): exports are whole pages, page-aligned");
   for (VirtAddr a = va; a < va + len; a += kPage)
     if (!e.space->is_mapped(a))
       throw VmmcError("vmmc: export of [" + host::hex(va) + ", +" + str(len) + "): page " +
@@ -626,6 +627,7 @@ host::Op<void> acquire_slot(EpState& e, host::Process& p) {
   while (e.posted - e.consumed >= slots) {
     uint32_t c = 0;
     co_await e.node_ref().pio_read_word(p, e.proc + e.v.m.p_consumed, c);
+    ++e.consumed_reads;
     e.consumed = c;
   }
 }
@@ -747,6 +749,7 @@ Endpoint::Counters Endpoint::counters() const {
 }
 
 uint32_t Endpoint::posted() const { return impl_->posted; }
+uint64_t Endpoint::consumed_reads() const { return impl_->consumed_reads; }
 
 host::Op<uint32_t> Endpoint::post_raw(host::Process& p, ProxyAddr dst, VirtAddr src, uint32_t ctl,
                                       std::vector<uint8_t> payload) {

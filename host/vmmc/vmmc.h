@@ -150,8 +150,10 @@ public:
   };
   Counters counters() const;
 
-  // Requests posted so far (the last seq handed out).
+  // Requests posted so far (the last seq handed out), and how often the library had to
+  // read `consumed` by PIO (every send-queue slot looked used).
   uint32_t posted() const;
+  uint64_t consumed_reads() const;
   // Posts one raw send-queue entry with none of the library's checks: what a process that
   // bypasses the library can write into its own queue (tests of the LCP's protection).
   // `ctl` is the entry's ctl word as is; a SHORT entry carries `payload` (whole words, at
