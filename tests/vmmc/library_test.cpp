@@ -327,6 +327,39 @@ TEST_F(VmmcLibrary, MoreRequestsThanQueueSlots) {
   EXPECT_GT(a.consumed_reads(), 0u);
 }
 
+// Endpoints opened after the cluster has run (the LCP notices new slots by itself).
+TEST_F(VmmcLibrary, EndpointsOpenedLater) {
+  Rig rig;
+  Endpoint& first = rig.vmmc.open(0);
+  (void)first;
+  rig.cluster.kernel().run_until(3 * kMillisecond);
+  Endpoint& a = rig.vmmc.open(0);
+  Endpoint& b = rig.vmmc.open(1);
+  EXPECT_EQ(a.id(), (EndpointId{0, 1}));
+  EXPECT_EQ(b.id(), (EndpointId{1, 0}));
+  const VirtAddr rbuf = b.alloc(2 * 4096);
+  const VirtAddr sbuf = a.alloc(2 * 4096);
+  const std::vector<uint8_t> src = pattern(2 * 4096, 11);
+  a.write(sbuf, src);
+  Box<ExportId> box;
+  std::vector<SendResult> results;
+  rig.spawn(1, "rx", [&](Process& p) -> Task {
+    box.put(p, co_await b.export_buffer(p, rbuf, 2 * 4096, {}));
+    co_await b.wait_word(p, rbuf + 2 * 4096 - 4, be32(src.data() + 2 * 4096 - 4));
+    rig.finished();
+  });
+  rig.spawn(0, "tx", [&](Process& p) -> Task {
+    const ImportResult imp = co_await a.import(p, 1, co_await box.get(p));
+    results.push_back(co_await a.send(p, sbuf, imp.proxy, 100));
+    results.push_back(co_await a.send(p, sbuf + 100, imp.proxy + 100, 2 * 4096 - 104));
+    results.push_back(co_await a.send(p, sbuf + 2 * 4096 - 4, imp.proxy + 2 * 4096 - 4, 4));
+    rig.finished();
+  });
+  ASSERT_TRUE(rig.run());
+  for (const SendResult& r : results) EXPECT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(difference(b.read(rbuf, 2 * 4096), src), "");
+}
+
 // ---- the daemons ---------------------------------------------------------------------------
 
 TEST_F(VmmcLibrary, ImportIsDeniedToEndpointsNotAllowed) {
