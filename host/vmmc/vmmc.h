@@ -87,6 +87,9 @@ struct SendResult {
   bool is_short = false;    // sent as a short request (data copied by PIO)
 };
 
+// One notification, mapped back from the record's physical address (the message's last
+// byte) through the exporter's pinned pages. export_id 0: the page is in no export of this
+// node (then `offset` is that physical address).
 struct Notification {
   ExportId export_id = 0;
   uint32_t offset = 0; // first byte of the message within the export
