@@ -418,7 +418,8 @@ host::Op<void> VmmcState::serve_miss(host::Process& p, uint32_t n) {
 }
 
 // Notifications: every endpoint's ring in host memory; each record costs Costs::signal,
-// then its handler runs (as an event at the driver's time); notify_consumed by PIO.
+// then its handler runs (as an event at the driver's time) and notify_consumed is written
+// by PIO.
 host::Op<void> VmmcState::serve_notifications(host::Process& p, uint32_t n) {
   NodeState& ns = nodes[n];
   sim::Node& node = *ns.node;
@@ -426,7 +427,6 @@ host::Op<void> VmmcState::serve_notifications(host::Process& p, uint32_t n) {
   for (uint32_t slot = 0; slot < ns.slots.size(); ++slot) {
     EpState* e = ns.slots[slot];
     if (!e) continue;
-    const uint32_t before = e->notes_taken;
     for (;;) {
       const host::PhysAddr at = e->ring_pa + uint64_t(e->notes_taken % e->ring_slots) * m.note_size;
       node.memory().read(at, rec);
@@ -449,9 +449,10 @@ host::Op<void> VmmcState::serve_notifications(host::Process& p, uint32_t n) {
       p.post([e, note, alive = alive] {
         if (*alive) e->deliver(note);
       });
-    }
-    if (e->notes_taken != before)
+      // The slot is free again once its handler ran (one posted write per notification, so
+      // a long backlog frees slots as it goes instead of at its end).
       node.pio_write_word(p, proc_base(slot) + m.p_notify_consumed, e->notes_taken);
+    }
   }
   co_return;
 }
