@@ -5,7 +5,13 @@
 
 namespace lanaikit::sim {
 
-Kernel::Kernel() { heap_.reserve(64); }
+Kernel::Kernel() {
+  heap_.reserve(64);
+  for (int r = 0; r < kRuns; ++r) {
+    run_front_[r] = ~Key(0);
+    run_back_[r] = 0;
+  }
+}
 
 void Kernel::scheduled_in_the_past(Time at) const {
   throw std::logic_error("event scheduled in the past: at " + std::to_string(at) + " ps, now " +
@@ -24,6 +30,36 @@ void Kernel::add_block() {
 }
 
 void Kernel::push(const Entry& e) {
+  const Key k = key_of(e);
+  // The run whose last entry is the latest before e; an empty one (last key 0) only if
+  // none fits.
+  int to = kHeap;
+  Key best = 0;
+  for (int r = 0; r < kRuns; ++r) {
+    const Key b = run_back_[r];
+    if (b < k && (to == kHeap || b > best)) {
+      to = r;
+      best = b;
+    }
+  }
+  // A new earliest entry ends up at the front of its run (so the run was empty) or at the
+  // heap's top.
+  const bool earliest = top_at_ < 0 || k < key_of(top_);
+  if (to != kHeap) {
+    if (runs_[to].empty()) run_front_[to] = k;
+    runs_[to].push_back(e);
+    run_back_[to] = k;
+  } else {
+    heap_push(e);
+  }
+  if (earliest) {
+    top_ = e;
+    top_src_ = to;
+    top_at_ = e.at;
+  }
+}
+
+void Kernel::heap_push(const Entry& e) {
   size_t i = heap_.size();
   heap_.push_back(e);
   Entry* h = heap_.data();
@@ -36,9 +72,10 @@ void Kernel::push(const Entry& e) {
   h[i] = e;
 }
 
-// Removes the top entry: the hole it leaves goes down to a leaf along the smaller children,
-// then the last entry fills it from there upwards (it usually belongs near the bottom).
-void Kernel::pop_top() {
+// Removes the heap's top: the hole it leaves goes down to a leaf along the smaller
+// children, then the last entry fills it from there upwards (it usually belongs near the
+// bottom).
+void Kernel::heap_pop() {
   const Entry last = heap_.back();
   heap_.pop_back();
   const size_t n = heap_.size();
@@ -61,20 +98,65 @@ void Kernel::pop_top() {
   h[i] = last;
 }
 
-// Keeps the top live.
+void Kernel::find_top() {
+  Key m = heap_.empty() ? ~Key(0) : key_of(heap_.front());
+  int src = kHeap;
+  for (int r = 0; r < kRuns; ++r) {
+    if (run_front_[r] < m) {
+      m = run_front_[r];
+      src = r;
+    }
+  }
+  top_src_ = src;
+  if (src == kHeap && heap_.empty()) {
+    top_at_ = -1;
+    return;
+  }
+  top_ = src == kHeap ? heap_.front() : runs_[src].front();
+  top_at_ = top_.at;
+}
+
+void Kernel::pop_min() {
+  if (top_src_ == kHeap) {
+    heap_pop();
+  } else {
+    Fifo<Entry>& run = runs_[top_src_];
+    run.pop_front();
+    if (run.empty()) {
+      run_front_[top_src_] = ~Key(0);
+      run_back_[top_src_] = 0;
+    } else {
+      run_front_[top_src_] = key_of(run.front());
+    }
+  }
+  find_top();
+}
+
+// Keeps the earliest entry live.
 void Kernel::drop_dead_top() {
-  while (!heap_.empty() && !live(heap_.front())) {
-    pop_top();
+  while (top_at_ >= 0 && !live(top_)) {
+    pop_min();
     --dead_;
   }
 }
 
-// Dead entries are the majority: rebuild the heap from the live ones. The order events run
-// in is a function of their keys alone, so the heap's shape does not matter.
+// Dead entries are the majority: keep only the live ones. The order events run in is a
+// function of their keys alone, so where an entry sits does not matter.
 void Kernel::compact() {
   std::erase_if(heap_, [this](const Entry& e) { return !live(e); });
-  dead_ = 0;
   std::make_heap(heap_.begin(), heap_.end(), [](const Entry& a, const Entry& b) { return before(b, a); });
+  std::vector<Entry> keep;
+  for (int r = 0; r < kRuns; ++r) {
+    Fifo<Entry>& run = runs_[r];
+    keep.clear();
+    for (; !run.empty(); run.pop_front())
+      if (live(run.front())) keep.push_back(run.front());
+    for (const Entry& e : keep) run.push_back(e);
+    run_front_[r] = run.empty() ? ~Key(0) : key_of(run.front());
+    run_back_[r] = run.empty() ? 0 : key_of(run.back());
+  }
+  dead_ = 0;
+  find_top();
 }
 
 bool Kernel::cancel(EventId id) {
@@ -89,7 +171,7 @@ bool Kernel::cancel(EventId id) {
   --live_;
   ++dead_;
   drop_dead_top();
-  if (dead_ > 64 && dead_ > heap_.size() / 2) compact();
+  if (dead_ > 64 && dead_ > live_) compact();
   return true;
 }
 
@@ -152,8 +234,8 @@ uint64_t Kernel::run_until(Time limit) {
       if (limit > now_) now_ = limit;
       break;
     }
-    const Entry e = heap_.front();
-    pop_top();
+    const Entry e = top_;
+    pop_min();
     drop_dead_top();
     Slot& s = slot(e.slot);
     const uint64_t seq = s.seq;

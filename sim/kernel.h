@@ -10,6 +10,7 @@
 // agree iff their hashes agree, which is what the determinism tests compare.
 #pragma once
 
+#include "sim/fifo.h"
 #include "sim/time.h"
 
 #include <cstddef>
@@ -211,19 +212,25 @@ public:
   bool idle() const { return live_ == 0; }
   size_t pending() const { return live_; }
   // Time of the next pending event, or -1 if none.
-  Time next_time() const { return heap_.empty() ? -1 : heap_.front().at; }
+  Time next_time() const { return top_at_; }
 
   uint64_t events_run() const { return events_run_; }
   uint64_t trace_hash() const { return hash_; }
   void trace(uint64_t value) { mix(value); }
 
 private:
-  // The queue is a binary min-heap of small entries; the callbacks stay put in slots (in
-  // blocks that never move, so a callback runs where it was built and may schedule more).
-  // An entry's key is (order, sequence number) in one word, so (at, key) orders events
-  // exactly as (time, order, FIFO). A slot holds the sequence number of its pending event,
-  // or 0; a heap entry whose slot no longer holds its number is a cancelled event, dropped
-  // when it reaches the top (the top is always live) or when dead entries are the majority.
+  // The queue holds small entries; the callbacks stay put in slots (in blocks that never
+  // move, so a callback runs where it was built and may schedule more). An entry's key is
+  // (order, sequence number) in one word, so (at, key) orders events exactly as (time,
+  // order, FIFO). Entries go to one of kRuns runs, FIFOs whose entries are in increasing
+  // order (an entry joins the run with the latest last entry before it, or an empty one),
+  // or, when none fits, to a binary min-heap: most components schedule at increasing times
+  // (a host posting PIO words, a link's chunks, a bus's transactions), so the runs take
+  // nearly everything in O(1) and the heap stays small. The earliest entry is the least of
+  // the runs' fronts and the heap's top. A slot holds the sequence number of its pending
+  // event, or 0; an entry whose slot no longer holds its number is a cancelled event,
+  // dropped when it becomes the earliest (which is always live) or when dead entries are
+  // the majority.
   static constexpr unsigned kSeqBits = 56;
   static constexpr uint64_t kSeqMask = (uint64_t(1) << kSeqBits) - 1;
   static constexpr unsigned kSlotBits = 24; // EventId: sequence number << 24 | slot + 1
@@ -236,10 +243,9 @@ private:
     uint64_t key; // (order ^ 0x80) << 56 | sequence number
     uint32_t slot;
   };
-  static bool before(const Entry& a, const Entry& b) {
-    return ((unsigned __int128)uint64_t(a.at) << 64 | a.key) <
-           ((unsigned __int128)uint64_t(b.at) << 64 | b.key);
-  }
+  using Key = unsigned __int128; // (at, key): every entry's is > 0
+  static Key key_of(const Entry& e) { return Key(uint64_t(e.at)) << 64 | e.key; }
+  static bool before(const Entry& a, const Entry& b) { return key_of(a) < key_of(b); }
   struct Slot {
     Callback fn;
     uint64_t seq = 0; // of the pending event in this slot; 0: none
@@ -255,24 +261,45 @@ private:
     return index;
   }
   void add_block();
+  static constexpr int kRuns = 4;
+  static constexpr int kHeap = -1;
   void push(const Entry& e);
-  void pop_top();
+  void heap_push(const Entry& e);
+  void heap_pop();
+  void pop_min();  // removes the earliest entry
+  void find_top(); // sets top_src_, top_at_
   void drop_dead_top();
   void compact();
   [[noreturn]] void scheduled_in_the_past(Time at) const;
 
   void mix(uint64_t v) {
-    // FNV-1a over the 8 bytes of the value.
-    for (int i = 0; i < 8; ++i) hash_ = (hash_ ^ ((v >> (8 * i)) & 0xFF)) * 0x100000001b3ull;
+    // FNV-1a over the 8 bytes of the value, low byte first. A zero byte only multiplies by
+    // the prime, so when the top three are zero (times before 1.1 s, sequence numbers
+    // below 2^40, every (order, tag) word) they are one multiplication by its cube.
+    constexpr uint64_t kPrime = 0x100000001b3ull;
+    uint64_t h = hash_;
+    if ((v >> 40) == 0) {
+      for (int i = 0; i < 5; ++i) h = (h ^ ((v >> (8 * i)) & 0xFF)) * kPrime;
+      h *= kPrime * kPrime * kPrime;
+    } else {
+      for (int i = 0; i < 8; ++i) h = (h ^ ((v >> (8 * i)) & 0xFF)) * kPrime;
+    }
+    hash_ = h;
   }
 
   Time now_ = 0;
   uint64_t next_seq_ = 1;
+  Fifo<Entry> runs_[kRuns];                     // each in increasing (at, key) order
+  Key run_front_[kRuns];                        // key of each run's first entry; ~0: empty
+  Key run_back_[kRuns];                         // key of each run's last entry; 0: empty
   std::vector<Entry> heap_;                     // min-heap by (at, key)
+  Entry top_{};                                 // the earliest entry, if top_at_ >= 0
+  int top_src_ = kHeap;                         // where it is
+  Time top_at_ = -1;                            // its time; -1: no entry
   std::vector<std::unique_ptr<Slot[]>> blocks_; // kBlockSlots slots each
   std::vector<uint32_t> free_;                  // free slots, the last freed on top
   size_t live_ = 0;
-  size_t dead_ = 0; // cancelled entries still in heap_
+  size_t dead_ = 0; // cancelled entries still queued
   uint64_t events_run_ = 0;
   uint64_t hash_ = 0xcbf29ce484222325ull;
   bool stop_ = false;

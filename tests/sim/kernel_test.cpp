@@ -10,7 +10,9 @@
 #include <functional>
 #include <memory>
 #include <random>
+#include <set>
 #include <stdexcept>
+#include <tuple>
 #include <string>
 #include <vector>
 
@@ -273,6 +275,80 @@ TEST(Kernel, TraceHashWithCancellationsIsPinned) {
   k.run_until(5 * kMillisecond);
   EXPECT_EQ(k.events_run(), 20989u);
   EXPECT_EQ(k.trace_hash(), 0xeb891aa87b60e15full);
+}
+
+// Against a reference queue (a std::set ordered by time, order, scheduling number): streams
+// at increasing times (what the runs take), random delays, far-future events, now-events,
+// and cancellations, with events scheduling more. Every event the kernel runs must be the
+// reference's earliest at that moment.
+TEST(Kernel, MatchesAReferenceQueueUnderRandomLoad) {
+  struct Ref {
+    Time at;
+    int order;
+    uint64_t n;
+    bool operator<(const Ref& o) const { return std::tie(at, order, n) < std::tie(o.at, o.order, o.n); }
+  };
+  for (uint32_t seed = 1; seed <= 10; ++seed) {
+    Kernel k;
+    std::mt19937_64 rng(seed);
+    std::set<Ref> ref;
+    std::vector<std::pair<EventId, Ref>> cancellable;
+    uint64_t n = 0, ran = 0, mismatches = 0;
+    std::vector<Time> stream_next(3, 0);
+    std::function<void(uint64_t)> fire = [&](uint64_t me) {
+      ++ran;
+      if (ref.empty() || ref.begin()->n != me || ref.begin()->at != k.now()) ++mismatches;
+      else ref.erase(ref.begin());
+      const int spawn = int(rng() % 4);
+      for (int i = 0; i < spawn && ref.size() < 3000 && n < 60000; ++i) {
+        Time at = k.now();
+        const int kind = int(rng() % 5);
+        if (kind < 3) { // a stream: increasing times
+          Time& next = stream_next[size_t(kind)];
+          next = std::max(next, k.now()) + Time(rng() % 200);
+          at = next;
+        } else if (kind == 3) {
+          at += Time(rng() % 1000);
+        } else if (rng() % 8 == 0) {
+          at += Time(1'000'000 + rng() % 1000);
+        }
+        const int order = int(rng() % 3) - 1;
+        const Ref r{at, order, n++};
+        ref.insert(r);
+        const EventId e = k.schedule_at(at, [&fire, id = r.n] { fire(id); }, 7, int8_t(order));
+        if (rng() % 4 == 0) cancellable.emplace_back(e, r);
+      }
+      while (!cancellable.empty() && rng() % 3 == 0) {
+        const size_t i = size_t(rng() % cancellable.size());
+        const bool pending = ref.erase(cancellable[i].second) > 0;
+        if (k.cancel(cancellable[i].first) != pending) ++mismatches;
+        cancellable.erase(cancellable.begin() + std::ptrdiff_t(i));
+      }
+      if (k.pending() != ref.size()) ++mismatches;
+      if (k.next_time() != (ref.empty() ? -1 : ref.begin()->at)) ++mismatches;
+    };
+    for (int i = 0; i < 8; ++i) {
+      const Ref r{Time(i), 0, n++};
+      ref.insert(r);
+      k.schedule_at(r.at, [&fire, id = r.n] { fire(id); });
+    }
+    k.run();
+    EXPECT_EQ(mismatches, 0u) << "seed " << seed;
+    EXPECT_TRUE(ref.empty()) << "seed " << seed;
+    EXPECT_GT(ran, 1000u) << "seed " << seed;
+  }
+}
+
+TEST(Kernel, TraceIsFnv1aOverTheValuesBytes) {
+  Kernel k;
+  uint64_t want = 0xcbf29ce484222325ull;
+  std::mt19937_64 rng(5);
+  for (int i = 0; i < 1000; ++i) {
+    const uint64_t v = rng() >> (rng() % 64); // small and large values alike
+    k.trace(v);
+    for (int b = 0; b < 8; ++b) want = (want ^ ((v >> (8 * b)) & 0xFF)) * 0x100000001b3ull;
+  }
+  EXPECT_EQ(k.trace_hash(), want);
 }
 
 TEST(ClockDomain, CycleTimesAreExactForDivisorFrequencies) {
