@@ -103,31 +103,27 @@ void PciBus::dma(DmaDirection dir, uint64_t bytes, Done done) {
   submit(Kind::Dma, dir, bytes, transfer_time(bytes, dma_bandwidth(dir, bytes)), std::move(done));
 }
 
-// Queues the request, or, on a free bus with nobody waiting, grants it at once.
+// Queues the request; on a free bus (nobody is waiting then) it takes the bus at once.
 void PciBus::submit(Kind kind, DmaDirection dir, uint64_t bytes, sim::Time total, Done&& done) {
-  const bool now = !busy_ && queue_.empty();
-  Txn& t = now ? current_ : queue_.emplace_back();
+  Txn& t = queue_.emplace_back();
   t.kind = kind;
   t.dir = dir;
   t.bytes = bytes;
-  t.done_bytes = 0;
   t.total = total;
   t.requested = kernel_.now();
-  t.started = false;
   t.id = next_id_++;
   t.done = std::move(done);
-  if (now) start();
+  if (!busy_) start();
 }
 
 void PciBus::grant() {
   if (busy_ || queue_.empty()) return;
-  current_ = std::move(queue_.front());
-  queue_.pop_front();
   start();
 }
 
+// The head of the queue takes the bus; it stays there until its end.
 void PciBus::start() {
-  Txn& t = current_;
+  Txn& t = queue_.front();
   sim::Time occupy = 0;
   uint32_t tag = 0;
   switch (t.kind) {
@@ -167,9 +163,11 @@ void PciBus::start() {
 void PciBus::finished() {
   busy_ = false;
   stats_.busy += occupy_;
-  Txn& t = current_;
+  Txn& t = queue_.front();
   if (t.kind == Kind::Dma && t.done_bytes < t.bytes) {
-    queue_.push_back(std::move(t)); // the rest of the transfer waits its turn again
+    Txn rest = std::move(t); // the rest of the transfer waits its turn again
+    queue_.pop_front();
+    queue_.push_back(std::move(rest));
     grant();
     return;
   }
@@ -189,9 +187,10 @@ void PciBus::finished() {
     break;
   }
   kernel_.trace((uint64_t(t.kind) << 56) ^ (t.id << 32) ^ t.bytes);
-  // The bus may be granted again from inside the callback (a PIO read's completion
-  // posting the next request), so the callback leaves current_ first.
+  // The callback may make requests (a PIO read's completion posting the next one): the
+  // finished transaction leaves the queue first.
   Done done = std::move(t.done);
+  queue_.pop_front();
   if (done) done();
   grant();
 }

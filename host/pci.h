@@ -109,7 +109,7 @@ public:
   double dma_bandwidth(DmaDirection dir, uint64_t bytes) const;
 
   bool busy() const { return busy_; }
-  size_t queued() const { return queue_.size(); }
+  size_t queued() const { return queue_.size() - (busy_ ? 1 : 0); }
   const PciStats& stats() const { return stats_; }
 
 private:
@@ -127,15 +127,14 @@ private:
   };
   void submit(Kind kind, DmaDirection dir, uint64_t bytes, sim::Time total, Done&& done);
   void grant();    // serves the head of the queue if the bus is free
-  void start();    // current_ takes the bus
-  void finished(); // the transaction holding the bus (current_) is at its end
+  void start();    // the head of the queue takes the bus
+  void finished(); // the transaction holding the bus (the head) is at its end
   const std::vector<BandwidthPoint>& curve(DmaDirection dir) const;
 
   sim::Kernel& kernel_;
   PciParams params_;
-  sim::Fifo<Txn> queue_;
-  Txn current_;       // holds the bus while busy_
-  sim::Time occupy_ = 0; // current_'s time on the bus
+  sim::Fifo<Txn> queue_;   // while busy_, the head holds the bus
+  sim::Time occupy_ = 0;   // the head's time on the bus
   bool busy_ = false;
   uint64_t next_id_ = 1;
   PciStats stats_;
