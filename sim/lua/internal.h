@@ -7,6 +7,7 @@
 #include "sim/lua/runtime.h"
 
 #include "assembler/image.h"
+#include "host/process.h"
 #include "sim/cluster.h"
 
 #include <lua.hpp>
@@ -14,6 +15,7 @@
 #include <chrono>
 #include <cstdint>
 #include <exception>
+#include <functional>
 #include <memory>
 #include <new>
 #include <string>
@@ -98,7 +100,8 @@ struct ClusterBox {
 };
 
 // A Lua process: a Lua thread driven by a host::Process (sim/lua/process.cpp).
-enum class Request { None, Sync, PioRead, PioReadReg, WaitMemory, WaitInterrupt };
+// Await: a protocol library's blocking call (a host::Op) made from Lua; see await_op below.
+enum class Request { None, Sync, PioRead, PioReadReg, WaitMemory, WaitInterrupt, Await };
 struct LuaProc {
   Runtime::Impl* rt = nullptr;
   ClusterBox* box = nullptr; // owns this
@@ -111,6 +114,12 @@ struct LuaProc {
   uint32_t arg = 0;
   int pred_ref = LUA_NOREF;
   bool finished = false;
+  // Request::Await: the op to await; it pushes its results onto `co` and returns their
+  // count. An exception it throws becomes a Lua error at the call, "await_fn: what()".
+  std::function<host::Op<int>(host::Process&)> await;
+  std::string await_fn;
+  std::string await_error;
+  int await_results = 0;
   ~LuaProc();
 };
 
@@ -156,6 +165,10 @@ template <class T> int gc_udata(lua_State* L) {
 // The return value of a C function that wants to yield its coroutine (blocking process
 // operations): the wrapper calls lua_yield after every C++ object of the call is gone.
 inline constexpr int kYield = -1;
+// Likewise for Request::Await: the wrapper yields with await_continue as the continuation,
+// which returns the op's results or raises its error in the calling process.
+inline constexpr int kYieldAwait = -2;
+int await_continue(lua_State* L, int status, lua_KContext ctx);
 
 // Every lua_CFunction of the API goes through this: C++ exceptions become Lua errors
 // carrying the caller's position ("script.lua:12: lk.cluster: ..."), raised only after the
@@ -173,6 +186,7 @@ template <int (*F)(lua_State*)> int wrap(lua_State* L) {
   }
   if (err) return lua_error(L);
   if (r == kYield) return lua_yield(L, 0);
+  if (r == kYieldAwait) return lua_yieldk(L, 0, 0, await_continue);
   return r;
 }
 
@@ -193,6 +207,13 @@ void open_vmmc(lua_State* L);        // lk.vmmc, when built (sim/lua/vmmc.cmake)
 // Shared between modules.
 ClusterBox& live_box(const Args& a, const std::shared_ptr<ClusterBox>& box);
 int spawn_process(lua_State* L); // Cluster:spawn
+// A blocking call of a protocol binding (lk.vmmc, ...), made from a process's own function:
+// `own_process` checks that argument `arg` is the calling process (a Process, not finished,
+// called from its own function); `await_op` records the request. Return its result from
+// the C function: the process's body awaits `op` and resumes the Lua thread with the values
+// `op` pushed (or raises "fn: error" there).
+LuaProc& own_process(const Args& a, int arg);
+int await_op(LuaProc& lp, std::string fn, std::function<host::Op<int>(host::Process&)> op);
 uint32_t register_offset(const Args& a, int arg); // "ISR" or an offset
 std::string us_text(Time t);
 // Host memory access shared by Node and Process (sim/lua/cluster.cpp).

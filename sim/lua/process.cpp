@@ -112,6 +112,27 @@ host::Task lua_body(host::Process& p, LuaProc* lp) {
       }
       break;
     }
+    case Request::Await: {
+      // A protocol library's blocking call (await_op): its exceptions are the caller's
+      // Lua error (await_continue raises it when the thread resumes).
+      const auto op = std::move(lp->await);
+      lp->await = nullptr;
+      lp->await_results = 0;
+      bool threw = false;
+      std::string what;
+      try {
+        lp->await_results = co_await op(p);
+      } catch (const std::exception& e) {
+        threw = true;
+        what = e.what();
+      }
+      if (threw) {
+        lp->await_error = lp->await_fn + ": " + what;
+        lp->await_results = 0;
+      }
+      nargs = lp->await_results;
+      break;
+    }
     case Request::None:
       process_ended(*lp);
       process_failed(*lp, "it yielded with coroutine.yield; a process suspends only through "
@@ -289,6 +310,40 @@ int p_tostring(lua_State* L) {
 }
 
 } // namespace
+
+LuaProc& own_process(const Args& a, int arg) {
+  auto& ud = a.udata<ProcessUD>(arg, kProcess);
+  live_box(a, ud.box);
+  if (!ud.proc) a.fail(arg, "the process was collected");
+  LuaProc& lp = *ud.proc;
+  if (a.state() != lp.co)
+    a.fail(arg, "a blocking call must be made from this process's own function (not from the main "
+                "script, a wait_memory condition, a notification handler or another coroutine)");
+  if (lp.finished) a.fail(arg, "the process has finished");
+  return lp;
+}
+
+int await_op(LuaProc& lp, std::string fn, std::function<host::Op<int>(host::Process&)> op) {
+  lp.req = Request::Await;
+  lp.await = std::move(op);
+  lp.await_fn = std::move(fn);
+  lp.await_error.clear();
+  return kYieldAwait;
+}
+
+// Continues a C function that yielded with kYieldAwait: the op's results are on top of the
+// stack, or its error is raised here (no C++ object lives in this frame).
+int await_continue(lua_State* L, int, lua_KContext) {
+  LuaProc* lp = runtime_of(L).current;
+  if (lp && !lp->await_error.empty()) {
+    luaL_where(L, 1);
+    lua_pushlstring(L, lp->await_error.data(), lp->await_error.size());
+    lp->await_error.clear();
+    lua_concat(L, 2);
+    return lua_error(L);
+  }
+  return lp ? lp->await_results : 0;
+}
 
 uint32_t register_offset(const Args& a, int arg) {
   lua_State* L = a.state();
