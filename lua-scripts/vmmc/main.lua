@@ -76,7 +76,7 @@ if small then
   io.write(("  vmmc_recv        %6s  (%d-byte short packet: check, host DMA)\n"):format(fmt(small.insns_recv), small.size))
 end
 if page then
-  io.write(("  vmmc_send_chunk  %6s  (%d-byte message, %s packets: per chunk, translate + host DMA)\n")
+  io.write(("  vmmc_send_chunk  %6s  (%d-byte message, %s packet(s) each: per chunk, translate + host DMA)\n")
     :format(fmt(page.insns_send_chunk), page.size, fmt(page.packets)))
   io.write(("  vmmc_recv        %6s  (%d-byte message: per packet)\n"):format(fmt(page.insns_recv), page.size))
 end
@@ -103,7 +103,7 @@ for _, r in ipairs(ov) do
     io.write(("| send overhead at 4 KB, sync / async | %.2f / %.2f us | (Figure 4) |\n"):format(r.sync_us, r.async_us))
   end
 end
-io.write(("\nLCP counters: %d packets sent, %d received, 0 bad; TLB misses %d (the benchmarks' buffers stay in the TLB, as in the paper)\n")
+io.write(("\nLCP counters: %d packets sent, %d received, 0 bad; TLB misses %d (first touches only: the buffers then stay in the TLB, as in the paper's measurements)\n")
   :format(counters.sent, counters.received, counters.tlb_misses))
 if o.csv_dir ~= "" then
   local path = B.csv(o.csv_dir, "main", rows, { "size", "short", "one_way_us", "pp_mb_s", "stream_mb_s", "pct_limit",
