@@ -55,7 +55,7 @@ for i = 0, N - 1 do
       local off = cursor + 4 * g:uniform(0, 1023)
       cursor = (off + len + 4095) // 4096 * 4096
       if cursor + SLOT + 4096 > ARENA then cursor = 0 end -- W x 16 KB << the arena: long done
-      ep:write(sbuf[i] + off, string.rep(string.pack(">I4", k), len // 4))
+      ep:write(sbuf[i] + off, string.rep(string.pack(">I4", k << 4 | i), len // 4)) -- message k of node i
       local r = ep:send(p, sbuf[i] + off, proxy[i].next + 8192 + (k % W) * SLOT, len, { async = true })
       lk.assert(r.ok, r.error)
       ep:write(sbuf[i] + ARENA + 8 * (k % 64), string.pack(">I4I4", k, len))
@@ -67,12 +67,13 @@ for i = 0, N - 1 do
       p:wait_memory(function() return string.unpack(">I4", ep:read(rbuf[i], 4)) >= k end)
       local len = string.unpack(">I4", ep:read(rbuf[i] + 4, 4))
       local got = ep:read(rbuf[i] + 8192 + (k % W) * SLOT, len)
-      local want = string.rep(string.pack(">I4", k), len // 4)
+      local want = string.rep(string.pack(">I4", k << 4 | from), len // 4)
       if got ~= want then
         local at = 1
         while got:byte(at) == want:byte(at) do at = at + 1 end
-        failures[#failures + 1] = ("node %d: flag %d from node %d arrived at %.3f us, but slot %d (%d bytes) differs from byte %d on: it holds message %d's data there")
-          :format(i, k, from, p:now_ns() / 1000, k % W, len, at - 1, (string.unpack(">I4", got, (at - 1) // 4 * 4 + 1)))
+        local w = string.unpack(">I4", got, (at - 1) // 4 * 4 + 1)
+        failures[#failures + 1] = ("node %d: flag %d from node %d arrived at %.3f us, but slot %d (%d bytes) differs from byte %d on: it holds message %d of node %d there")
+          :format(i, k, from, p:now_ns() / 1000, k % W, len, at - 1, w >> 4, w & 15)
         c:stop()
         return
       end
