@@ -412,16 +412,18 @@ int e_on_notification(lua_State* L) {
 }
 
 // ---- Endpoint: blocking calls (host::Op, awaited by the calling process) --------------------
-
-host::Op<int> op_export(host::Process& p, lua_State* co, [[maybe_unused]] std::shared_ptr<VmmcState> st, vmmc::Endpoint* ep,
+// The ops hold plain pointers: the registry anchors the VmmcState until the Lua state
+// closes, and a shared_ptr in a suspended op (owned by the cluster's process) would make a
+// cycle with the cluster the state holds.
+host::Op<int> op_export(host::Process& p, lua_State* co, vmmc::Endpoint* ep,
                         host::VirtAddr va, uint32_t len, std::vector<vmmc::EndpointId> allowed, bool notify) {
   const vmmc::ExportId id = co_await ep->export_buffer(p, va, len, std::move(allowed), notify);
   lua_pushinteger(co, id);
   co_return 1;
 }
 
-host::Op<int> op_import(host::Process& p, lua_State* co, [[maybe_unused]] std::shared_ptr<VmmcState> st, vmmc::Endpoint* ep,
-                        uint32_t node, vmmc::ExportId id) {
+host::Op<int> op_import(host::Process& p, lua_State* co, vmmc::Endpoint* ep, uint32_t node,
+                        vmmc::ExportId id) {
   const vmmc::ImportResult r = co_await ep->import(p, node, id);
   if (r.ok) {
     lua_pushinteger(co, r.proxy);
@@ -433,28 +435,25 @@ host::Op<int> op_import(host::Process& p, lua_State* co, [[maybe_unused]] std::s
   co_return 2;
 }
 
-host::Op<int> op_send(host::Process& p, lua_State* co, [[maybe_unused]] std::shared_ptr<VmmcState> st, vmmc::Endpoint* ep,
+host::Op<int> op_send(host::Process& p, lua_State* co, vmmc::Endpoint* ep,
                       host::VirtAddr src, vmmc::ProxyAddr dst, uint32_t len, vmmc::SendOptions opt) {
   const vmmc::SendResult r = co_await ep->send(p, src, dst, len, opt);
   push_send_result(co, r);
   co_return 1;
 }
 
-host::Op<int> op_wait(host::Process& p, lua_State* co, [[maybe_unused]] std::shared_ptr<VmmcState> st, vmmc::Endpoint* ep,
-                      uint32_t seq) {
+host::Op<int> op_wait(host::Process& p, lua_State* co, vmmc::Endpoint* ep, uint32_t seq) {
   const vmmc::SendResult r = co_await ep->wait(p, seq);
   push_send_result(co, r);
   co_return 1;
 }
 
-host::Op<int> op_wait_word(host::Process& p, [[maybe_unused]] std::shared_ptr<VmmcState> st, vmmc::Endpoint* ep,
-                           host::VirtAddr va, uint32_t value) {
+host::Op<int> op_wait_word(host::Process& p, vmmc::Endpoint* ep, host::VirtAddr va, uint32_t value) {
   co_await ep->wait_word(p, va, value);
   co_return 0;
 }
 
-host::Op<int> op_next_notification(host::Process& p, lua_State* co, [[maybe_unused]] std::shared_ptr<VmmcState> st,
-                                   vmmc::Endpoint* ep) {
+host::Op<int> op_next_notification(host::Process& p, lua_State* co, vmmc::Endpoint* ep) {
   const vmmc::Notification n = co_await ep->next_notification(p);
   push_notification(co, n);
   co_return 1;
@@ -505,8 +504,8 @@ int e_export(lua_State* L) {
     }
     lua_pop(L, 1);
   }
-  return await_op(lp, a.fn(), [st = ud.st, ep = ud.ep, co = lp.co, va, len, allowed, notify](host::Process& p) {
-    return op_export(p, co, st, ep, va, len, allowed, notify);
+  return await_op(lp, a.fn(), [ep = ud.ep, co = lp.co, va, len, allowed, notify](host::Process& p) {
+    return op_export(p, co, ep, va, len, allowed, notify);
   });
 }
 
@@ -517,8 +516,8 @@ int e_import(lua_State* L) {
   LuaProc& lp = caller(a, ud);
   const uint32_t node = node_arg(a, 2, *ud.st->box);
   const vmmc::ExportId id = a.u32(3);
-  return await_op(lp, a.fn(), [st = ud.st, ep = ud.ep, co = lp.co, node, id](host::Process& p) {
-    return op_import(p, co, st, ep, node, id);
+  return await_op(lp, a.fn(), [ep = ud.ep, co = lp.co, node, id](host::Process& p) {
+    return op_import(p, co, ep, node, id);
   });
 }
 
@@ -537,8 +536,8 @@ int e_send(lua_State* L) {
     opt.async = t.opt_boolean("async").value_or(false);
     opt.notify = t.opt_boolean("notify").value_or(false);
   }
-  return await_op(lp, a.fn(), [st = ud.st, ep = ud.ep, co = lp.co, src, dst, len, opt](host::Process& p) {
-    return op_send(p, co, st, ep, src, dst, len, opt);
+  return await_op(lp, a.fn(), [ep = ud.ep, co = lp.co, src, dst, len, opt](host::Process& p) {
+    return op_send(p, co, ep, src, dst, len, opt);
   });
 }
 
@@ -548,8 +547,8 @@ int e_wait(lua_State* L) {
   EndpointUD& ud = endpoint_self(a);
   LuaProc& lp = caller(a, ud);
   const uint32_t seq = a.u32(2);
-  return await_op(lp, a.fn(), [st = ud.st, ep = ud.ep, co = lp.co, seq](host::Process& p) {
-    return op_wait(p, co, st, ep, seq);
+  return await_op(lp, a.fn(), [ep = ud.ep, co = lp.co, seq](host::Process& p) {
+    return op_wait(p, co, ep, seq);
   });
 }
 
@@ -561,8 +560,8 @@ int e_wait_word(lua_State* L) {
   const host::VirtAddr va = vaddr_arg(a, 2);
   if (va % 4) a.fail(2, "the word's address must be a multiple of 4");
   const uint32_t value = a.u32(3);
-  return await_op(lp, a.fn(), [st = ud.st, ep = ud.ep, va, value](host::Process& p) {
-    return op_wait_word(p, st, ep, va, value);
+  return await_op(lp, a.fn(), [ep = ud.ep, va, value](host::Process& p) {
+    return op_wait_word(p, ep, va, value);
   });
 }
 
@@ -571,8 +570,8 @@ int e_next_notification(lua_State* L) {
   Args a(L, "VmmcEndpoint:next_notification", 1);
   EndpointUD& ud = endpoint_self(a);
   LuaProc& lp = caller(a, ud);
-  return await_op(lp, a.fn(), [st = ud.st, ep = ud.ep, co = lp.co](host::Process& p) {
-    return op_next_notification(p, co, st, ep);
+  return await_op(lp, a.fn(), [ep = ud.ep, co = lp.co](host::Process& p) {
+    return op_next_notification(p, co, ep);
   });
 }
 
