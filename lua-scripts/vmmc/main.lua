@@ -55,7 +55,7 @@ for _, s in ipairs(sizes) do rows[#rows + 1] = by_size[s] end
 local columns = { "size", "short", "one_way_us", "pp_mb_s", "stream_mb_s", "pct_limit", "bidir_mb_s" }
 io.write(("VMMC on the simulated Myrinet: %s platform (%s), 2 nodes, one switch\n")
   :format(plat.name, plat.description))
-io.write(("LCP firmware/vmmc/vmmc.fw: %d bytes; set-up (export + import through the daemons) took %.0f us of simulated time\n\n")
+io.write(("LCP firmware/vmmc/vmmc.fw: %d bytes; set-up (export and import through the daemons, a warm-up word per direction) took %.0f us of simulated time\n\n")
   :format(ctx.fw:size(), ctx.setup_us))
 io.write(B.table(rows, columns, { size = "bytes", short = "short send", one_way_us = "one-way latency us",
   pp_mb_s = "ping-pong MB/s", stream_mb_s = "one-way MB/s", pct_limit = "% of 110 MB/s",
