@@ -8,11 +8,9 @@
 -- receiver waits for flag k, checks slot k % W, acknowledges; the sender keeps W messages
 -- outstanding. Fails on the first message whose data is not there when its flag is.
 --   lanaikit run tests/vmmc/scripts/ordering.lua [nodes] [arena_mb] [window] [messages]
--- Two nodes pass; from three on (each node sends to one peer while receiving long
--- messages from another) the LCP of 2026-11-22 07:30 loses the later chunks of a message.
 local N = tonumber(arg[1]) or 4
 local ARENA = (tonumber(arg[2]) or 2) << 20
-local W = tonumber(arg[3]) or 8
+local W = tonumber(arg[3]) or 24 -- more requests in flight than SQ_SLOTS: the queue wraps
 local K = tonumber(arg[4]) or 300
 local SLOT = 16384
 
@@ -62,14 +60,17 @@ for i = 0, N - 1 do
       ep:write(sbuf[i] + off, string.rep(string.pack(">I4", k << 4 | i), len // 4)) -- message k of node i
       local r = ep:send(p, sbuf[i] + off, proxy[i].next + 8192 + (k % W) * SLOT, len, { async = true })
       lk.assert(r.ok, r.error)
+      -- The flag goes into message k's own descriptor word pair: with W messages in
+      -- flight, one shared flag would already name a later message (and its length).
       ep:write(sbuf[i] + ARENA + 8 * (k % 64), string.pack(">I4I4", k, len))
-      lk.assert(ep:send(p, sbuf[i] + ARENA + 8 * (k % 64), proxy[i].next, 8).ok, "flag refused")
+      lk.assert(ep:send(p, sbuf[i] + ARENA + 8 * (k % 64), proxy[i].next + 64 + 8 * (k % W), 8).ok, "flag refused")
     end
   end, t_end)
   procs[#procs + 1] = c:spawn(i, "rx", function(p)
     for k = 1, K do
-      p:wait_memory(function() return string.unpack(">I4", ep:read(rbuf[i], 4)) >= k end)
-      local len = string.unpack(">I4", ep:read(rbuf[i] + 4, 4))
+      local desc = rbuf[i] + 64 + 8 * (k % W)
+      p:wait_memory(function() return string.unpack(">I4", ep:read(desc, 4)) == k end)
+      local len = string.unpack(">I4", ep:read(desc + 4, 4))
       local got = ep:read(rbuf[i] + 8192 + (k % W) * SLOT, len)
       local want = string.rep(string.pack(">I4", k << 4 | from), len // 4)
       if got ~= want then
