@@ -848,6 +848,9 @@ Endpoint& Vmmc::open(uint32_t node) {
   v.poke(node, e.proc + m.p_notify_slots, e.ring_slots);
   v.poke(node, e.proc + m.p_notify_consumed, 0);
   v.poke(node, e.proc + m.p_active, 1);
+  // The doorbell makes the LCP read the active flags now (docs/vmmc.md, "The LCP"); without
+  // it the slot is served at the LCP's next periodic refresh, up to 200 us later.
+  ns.node->chip().host_write_reg(vm::regs::HOST_SIG, 0);
   ns.slots[slot] = &e;
   v.endpoints.push_back(std::unique_ptr<Endpoint>(new Endpoint(std::move(impl))));
   return *v.endpoints.back();
