@@ -181,6 +181,10 @@ public:
   Awaiter sync();
   // Suspends until ready() holds: checked at the local time, then each time `list` is
   // notified. Returns at once (after a sync) if it already holds.
+  // GCC 12: a lambda temporary written inside the co_await expression
+  // (`co_await p.wait(list, [sp] {...})`) is destroyed twice, so a capture with a
+  // destructor (a shared_ptr, a string) is released twice. Pass a named std::function:
+  // `const std::function<bool()> ready = [...] {...}; co_await p.wait(list, ready);`.
   Awaiter wait(WaitList& list, std::function<bool()> ready);
   // Suspends; `begin` must arrange for resume() to be called later (from an event).
   Awaiter suspend(std::function<void()> begin) { return Awaiter{this, std::move(begin)}; }
