@@ -73,59 +73,76 @@ struct OpPromiseBase {
   Final final_suspend() noexcept { return {}; }
   void unhandled_exception() { error = std::current_exception(); }
 };
+
+// The handle, lifetime and start of an Op; Op<T> adds how its result comes back.
+template <class Promise> class OpBase {
+public:
+  OpBase(OpBase&& o) noexcept : h_(std::exchange(o.h_, {})) {}
+  OpBase(const OpBase&) = delete;
+  ~OpBase() {
+    if (h_) h_.destroy();
+  }
+  bool await_ready() const noexcept { return false; }
+  std::coroutine_handle<> await_suspend(std::coroutine_handle<> parent) noexcept {
+    h_.promise().continuation = parent;
+    return h_;
+  }
+
+protected:
+  explicit OpBase(std::coroutine_handle<Promise> h) : h_(h) {}
+  void rethrow() const {
+    if (h_.promise().error) std::rethrow_exception(h_.promise().error);
+  }
+  std::coroutine_handle<Promise> h_;
+};
+
+template <class T> struct OpPromise : OpPromiseBase {
+  std::optional<T> value;
+  Op<T> get_return_object();
+  template <class U> void return_value(U&& v) { value.emplace(std::forward<U>(v)); }
+};
+template <> struct OpPromise<void> : OpPromiseBase {
+  Op<void> get_return_object();
+  void return_void() {}
+};
+
 } // namespace detail
 
-template <class T> class Op {
+template <class T> class Op : public detail::OpBase<detail::OpPromise<T>> {
+  using Base = detail::OpBase<detail::OpPromise<T>>;
+
 public:
-  struct promise_type : detail::OpPromiseBase {
-    std::optional<T> value;
-    Op get_return_object() { return Op(std::coroutine_handle<promise_type>::from_promise(*this)); }
-    template <class U> void return_value(U&& v) { value.emplace(std::forward<U>(v)); }
-  };
-  Op(Op&& o) noexcept : h_(std::exchange(o.h_, {})) {}
-  Op(const Op&) = delete;
-  ~Op() {
-    if (h_) h_.destroy();
-  }
-  bool await_ready() const noexcept { return false; }
-  std::coroutine_handle<> await_suspend(std::coroutine_handle<> parent) noexcept {
-    h_.promise().continuation = parent;
-    return h_;
-  }
+  using promise_type = detail::OpPromise<T>;
   T await_resume() {
-    if (h_.promise().error) std::rethrow_exception(h_.promise().error);
-    return std::move(*h_.promise().value);
+    this->rethrow();
+    return std::move(*this->h_.promise().value);
   }
 
 private:
-  explicit Op(std::coroutine_handle<promise_type> h) : h_(h) {}
-  std::coroutine_handle<promise_type> h_;
+  friend promise_type;
+  explicit Op(std::coroutine_handle<promise_type> h) : Base(h) {}
 };
 
-template <> class Op<void> {
+template <> class Op<void> : public detail::OpBase<detail::OpPromise<void>> {
+  using Base = detail::OpBase<detail::OpPromise<void>>;
+
 public:
-  struct promise_type : detail::OpPromiseBase {
-    Op get_return_object() { return Op(std::coroutine_handle<promise_type>::from_promise(*this)); }
-    void return_void() {}
-  };
-  Op(Op&& o) noexcept : h_(std::exchange(o.h_, {})) {}
-  Op(const Op&) = delete;
-  ~Op() {
-    if (h_) h_.destroy();
-  }
-  bool await_ready() const noexcept { return false; }
-  std::coroutine_handle<> await_suspend(std::coroutine_handle<> parent) noexcept {
-    h_.promise().continuation = parent;
-    return h_;
-  }
-  void await_resume() {
-    if (h_.promise().error) std::rethrow_exception(h_.promise().error);
-  }
+  using promise_type = detail::OpPromise<void>;
+  void await_resume() { rethrow(); }
 
 private:
-  explicit Op(std::coroutine_handle<promise_type> h) : h_(h) {}
-  std::coroutine_handle<promise_type> h_;
+  friend promise_type;
+  explicit Op(std::coroutine_handle<promise_type> h) : Base(h) {}
 };
+
+namespace detail {
+template <class T> Op<T> OpPromise<T>::get_return_object() {
+  return Op<T>(std::coroutine_handle<OpPromise<T>>::from_promise(*this));
+}
+inline Op<void> OpPromise<void>::get_return_object() {
+  return Op<void>(std::coroutine_handle<OpPromise<void>>::from_promise(*this));
+}
+} // namespace detail
 
 // Processes waiting for something (host memory written, an interrupt). notify() makes
 // each re-check its condition, in the order they started waiting.
