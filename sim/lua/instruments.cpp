@@ -633,21 +633,15 @@ Time process_time(const Args& a, int arg) {
   return p.proc->proc->local();
 }
 
-int mt_start(lua_State* L) {
-  Args a(L, "MessageTrace:start", 1);
-  trace_self(a).start(process_time(a, 1));
+// tr:start(p), tr:posted(p), tr:seen(p): the moment is p's local time.
+template <void (MessageTrace::*Mark)(Time)> int mt_mark(lua_State* L, const char* fn) {
+  Args a(L, fn, 1);
+  (trace_self(a).*Mark)(process_time(a, 1));
   return 0;
 }
-int mt_posted(lua_State* L) {
-  Args a(L, "MessageTrace:posted", 1);
-  trace_self(a).posted(process_time(a, 1));
-  return 0;
-}
-int mt_seen(lua_State* L) {
-  Args a(L, "MessageTrace:seen", 1);
-  trace_self(a).seen(process_time(a, 1));
-  return 0;
-}
+int mt_start(lua_State* L) { return mt_mark<&MessageTrace::start>(L, "MessageTrace:start"); }
+int mt_posted(lua_State* L) { return mt_mark<&MessageTrace::posted>(L, "MessageTrace:posted"); }
+int mt_seen(lua_State* L) { return mt_mark<&MessageTrace::seen>(L, "MessageTrace:seen"); }
 
 // tr:breakdown() -> { host_send_us=, pci_send_us=, ..., total_us=, send_insns=, recv_insns=,
 //                     packet_bytes=, text= }
