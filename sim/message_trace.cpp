@@ -1,5 +1,6 @@
 #include "sim/message_trace.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <stdexcept>
 
@@ -45,14 +46,14 @@ MessageBreakdown MessageTrace::breakdown() const {
   };
   // The sending card: the host's writes land (data, request, doorbell); the firmware
   // starts the send after the last of them (possibly after fetching data by host DMA).
+  // (The first send after a landing: the firmware cannot send the message before its
+  // request is complete, so the landings before it are the message's.)
   const ChipEventRecord* land = nullptr;
   const ChipEventRecord* send = nullptr;
-  bool final_landed = false;
   for (const auto& e : log_src_) {
     if (e.kind == ChipEvent::HostWrite || e.kind == ChipEvent::Doorbell) {
       land = &e;
-      if (e.time >= posted_) final_landed = true;
-    } else if (e.kind == ChipEvent::SendStart && final_landed) {
+    } else if (e.kind == ChipEvent::SendStart && land) {
       send = &e;
       break;
     }
@@ -66,8 +67,12 @@ MessageBreakdown MessageTrace::breakdown() const {
     if (e.kind == ChipEvent::HostDmaDone) b.dma_send += e.time;
   }
   if (b.dma_send < 0) b.dma_send += send->time; // a fetch still running at the send (streamed)
-  b.host_send = posted_ - start_;
-  b.pci_send = land->time - posted_;
+  // The process may still be busy (software cost after its writes) when the last write
+  // lands and the firmware starts: then posting ends at the landing, and the overlap is
+  // the firmware's time.
+  const Time posting_end = std::min(posted_, land->time);
+  b.host_send = posting_end - start_;
+  b.pci_send = land->time - posting_end;
   b.cpu_send = send->time - land->time - b.dma_send;
   b.send_insns = send->instructions - land->instructions;
 

@@ -5,7 +5,9 @@
 // or a polled send queue, data by PIO or by host DMA on the sending side.
 //
 //   host_send   posting: the sending process's PIO writes (issue cost), up to `posted`
-//   pci_send    from `posted` to the last of its writes landing on the card
+//               or to its last write landing, if that comes first (the process still
+//               busy with software time while the firmware already works)
+//   pci_send    from `posted` to the last of its writes landing on the card (or 0)
 //   cpu_send    sending firmware: last write landed -> send DMA started, minus ...
 //   dma_send    ... the host DMAs the sending firmware waited on in between (data fetch)
 //   wire        serialisation of the received packet (+ CRC byte) and each link's latency
