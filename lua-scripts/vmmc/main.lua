@@ -81,6 +81,22 @@ if page then
   io.write(("  vmmc_recv        %6s  (%d-byte message: per packet)\n"):format(fmt(page.insns_recv), page.size))
 end
 
+-- One word's one-way time, part by part, beside the paper's estimate of the hardware floor
+-- (section 5.2: posting >= 0.5 us; LANai pick-up, packet build, network DMA and receive
+-- about 2.5 us; receive-side bus arbitration, host DMA into memory about 2 us; about 5 us).
+local bd = B.breakdown(ctx, 4)
+io.write("\nOne word, node 0 -> node 1, where the time goes (c:message_trace; parts add up):\n\n")
+io.write(bd.text)
+local post = bd.host_send_us + bd.pci_send_us
+local lanai = bd.cpu_send_us + bd.dma_send_us + bd.wire_us + bd.network_us + bd.cpu_recv_us
+local recv = bd.dma_recv_us + bd.host_recv_us
+io.write("\n| paper's floor estimate (5.2) | lanaikit | paper |\n|---|---:|---:|\n")
+io.write(("| posting a send | %.2f us | >= 0.5 us |\n"):format(post))
+io.write(("| LANai pick-up, build, network, receive | %.2f us (firmware %.2f: %d + %d instructions) | about 2.5 us |\n")
+  :format(lanai, bd.cpu_send_us + bd.cpu_recv_us, bd.send_insns, bd.recv_insns))
+io.write(("| receive-side arbitration and host DMA | %.2f us | about 2 us |\n"):format(recv))
+io.write(("| total | %.2f us | about 5 us (measured: 9.8) |\n"):format(bd.total_us))
+
 -- Comparison with the paper.
 local lat4 = by_size[4] and by_size[4].one_way_us
 local peak, peak_size, bpeak, bpeak_size = 0, nil, 0, nil
