@@ -116,6 +116,7 @@ public:
   // profiler, the debugger); null returns to the fast interpreter. Results are the same
   // either way (only the speed differs).
   void set_instrument(Instrument* ins) { instrument_ = ins; }
+  Instrument* instrument() const { return instrument_; }
   // An Instrument stopped the CPU before an instruction (StopReason::Break): the chip
   // pauses (its engines go on) and calls `fn`; resume() lets the CPU go on (also from
   // inside `fn`, which then continues the CPU at once).

@@ -41,7 +41,10 @@ struct ProfileUD {
     if (!box || !box->cluster) return;
     for (uint32_t i = 0; i < per_node.size(); ++i) {
       vm::Chip& chip = box->cluster->node(i).chip();
-      if (per_node[i] && !chip.paused()) chip.set_instrument(nullptr);
+      // Only if it is still ours: a profile collected after a newer one was attached to
+      // the same chip must not take that one away.
+      if (per_node[i] && !chip.paused() && chip.instrument() == per_node[i].get())
+        chip.set_instrument(nullptr);
     }
   }
   ~ProfileUD() { detach(); }
@@ -375,7 +378,9 @@ struct DebuggerUD {
   lua_State* L = nullptr;
   vm::Chip* chip() const { return box && box->cluster ? &box->cluster->node(node).chip() : nullptr; }
   void detach() {
-    if (vm::Chip* c = chip()) {
+    vm::Chip* c = chip();
+    // Only if the chip still has this debugger (a newer instrument is not ours to remove).
+    if (c && dbg && c->instrument() == dbg.get()) {
       c->set_instrument(nullptr);
       c->on_break(nullptr);
       if (c->paused()) c->resume();

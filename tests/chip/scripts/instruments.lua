@@ -90,6 +90,20 @@ prof:detach()
 for _, ext in ipairs{ ".json", ".pcapng", ".callgrind" } do os.remove(tmp .. ext) end
 os.remove(tmp)
 
+-- A profile collected after a newer one was attached to the same chips leaves the newer alone
+do
+  local c4, bufs4 = cluster()
+  local old = c4:profile{ firmware = fw, handlers = { "send_message" } }
+  local new = c4:profile{ firmware = fw, handlers = { "send_message" } }
+  old = nil
+  collectgarbage()
+  collectgarbage()
+  c4:start()
+  traffic(c4, bufs4, 3, 16)
+  c4:run{ until_ns = 1e7 }
+  check(new:summary(0)[1].calls == 3, "the newer profile still counts: " .. new:summary(0)[1].calls)
+end
+
 -- Message trace: one message's one-way time, split into components that add up --------
 local c3, bufs3 = cluster()
 local tr = c3:message_trace{ from = 0, to = 1 }
