@@ -91,6 +91,7 @@ int lk_cluster(lua_State* L) {
 
   auto box = std::make_shared<ClusterBox>();
   box->rt = &rt;
+  box->platform = plat;
   try {
     box->cluster = std::make_unique<Cluster>(params);
   } catch (const std::exception& e) {

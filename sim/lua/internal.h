@@ -91,6 +91,7 @@ struct ClusterBox {
   Runtime::Impl* rt = nullptr;
   size_t id = 0; // index in rt->clusters
   std::unique_ptr<Cluster> cluster;
+  Platform platform; // what the cluster was built from (protocol libraries read its costs)
   std::vector<std::shared_ptr<LuaProc>> procs;
   size_t live_procs = 0;
   bool running = false;

@@ -35,6 +35,7 @@ struct VmmcState {
   std::shared_ptr<ClusterBox> box; // destroyed last: the cluster outlives the library
   std::shared_ptr<const assembler::FirmwareImage> image;
   std::unique_ptr<vmmc::Vmmc> v;
+  vmmc::Costs costs; // what the library was given (V:costs())
   std::vector<int> handler_refs; // notification handlers (registry references)
   ~VmmcState() {
     v.reset();
@@ -134,10 +135,10 @@ void push_notification(lua_State* L, const vmmc::Notification& n) {
 const std::vector<std::string> kCostFields = {"send_post", "daemon_call", "control_message", "signal",
                                               "pin_call", "pin_page"};
 
-// nil: the vmmc platform's; a string: a platform name or path; a platform table (it has a
+// nil: the cluster's platform's; a string: a platform name or path; a platform table (it has a
 // `nic`, `host` or `name` field); else a table of costs in ns named as the platform file's
 // host.costs, each overriding the vmmc platform's.
-vmmc::Costs costs_arg(const Args& a, int arg) {
+vmmc::Costs costs_arg(const Args& a, int arg, const Platform& cluster_platform) {
   lua_State* L = a.state();
   Runtime::Impl& rt = runtime_of(L);
   auto from_file = [&](const std::string& name) {
@@ -147,7 +148,7 @@ vmmc::Costs costs_arg(const Args& a, int arg) {
       a.fail(arg, e.what());
     }
   };
-  if (a.none(arg)) return from_file("vmmc");
+  if (a.none(arg)) return vmmc::costs_from_platform(cluster_platform);
   if (lua_type(L, a.index(arg)) == LUA_TSTRING) return from_file(a.string(arg));
   const TableArg t = a.table(arg);
   bool platform = false;
@@ -190,7 +191,7 @@ int lk_vmmc(lua_State* L) {
   ClusterBox& box = live_box(a, cud.box);
   auto& fw = a.udata<FirmwareUD>(2, kFirmware);
   if (!fw.image) a.fail(2, "the firmware was collected");
-  const vmmc::Costs costs = costs_arg(a, 3);
+  const vmmc::Costs costs = costs_arg(a, 3, box.platform);
 
   lua_getfield(L, LUA_REGISTRYINDEX, kAnchor);
   lua_rawgetp(L, -1, &box);
@@ -203,6 +204,7 @@ int lk_vmmc(lua_State* L) {
   st->rt = &runtime_of(L);
   st->box = cud.box;
   st->image = fw.image;
+  st->costs = costs;
   library(a, [&] { st->v = std::make_unique<vmmc::Vmmc>(*box.cluster, *st->image, costs); });
   push_udata<VmmcUD>(L, kVmmc, std::move(st));
   lua_getfield(L, LUA_REGISTRYINDEX, kAnchor);
@@ -255,6 +257,32 @@ int v_limits(lua_State* L) {
   set_int(L, "fill_max", l.fill_max);
   set_int(L, "max_nodes", l.max_nodes);
   set_int(L, "notify_slots", l.notify_slots);
+  return 1;
+}
+
+// V:costs() -> { send_post_ns=, daemon_call_ns=, control_message_ns=, signal_ns=,
+//                pin_call_ns=, pin_page_ns=, defaulted = { names the platform lacked } }
+int v_costs(lua_State* L) {
+  Args a(L, "Vmmc:costs", 1);
+  VmmcState& st = vmmc_self(a);
+  const vmmc::Costs& c = st.costs;
+  lua_createtable(L, 0, 7);
+  auto put = [&](const char* k, sim::Time t) {
+    lua_pushnumber(L, double(t) / 1000.0);
+    lua_setfield(L, -2, k);
+  };
+  put("send_post_ns", c.send_post);
+  put("daemon_call_ns", c.daemon_call);
+  put("control_message_ns", c.control_message);
+  put("signal_ns", c.signal);
+  put("pin_call_ns", c.pin.per_call);
+  put("pin_page_ns", c.pin.per_page);
+  lua_createtable(L, int(c.defaulted.size()), 0);
+  for (size_t i = 0; i < c.defaulted.size(); ++i) {
+    lua_pushstring(L, c.defaulted[i].c_str());
+    lua_rawseti(L, -2, lua_Integer(i + 1));
+  }
+  lua_setfield(L, -2, "defaulted");
   return 1;
 }
 
@@ -592,6 +620,7 @@ void open_vmmc(lua_State* L) {
       {"open", wrap<v_open>},
       {"counters", wrap<v_counters>},
       {"limits", wrap<v_limits>},
+      {"costs", wrap<v_costs>},
       {"cluster", wrap<v_cluster>},
       {nullptr, nullptr},
   };

@@ -34,6 +34,16 @@ fails("lk.vmmc: argument 3 field 'signal': expected", lk.vmmc, c, fw, { signal =
 -- A costs table (ns), a platform table, a platform name: all accepted (on other clusters).
 assert(lk.vmmc(lk.cluster { platform = platform, nodes = 2 }, fw, { send_post = 0, signal = 5000 }))
 assert(lk.vmmc(lk.cluster { platform = platform, nodes = 2 }, fw, "vmmc"))
+-- Without costs, the platform the cluster was built from gives them.
+do
+  local slow = lk.platform("vmmc")
+  slow.host.costs.send_post = 20000
+  local k = lk.vmmc(lk.cluster { platform = slow, nodes = 2 }, fw):costs()
+  assert(k.send_post_ns == 20000 and k.signal_ns == 10000 and #k.defaulted == 0,
+         "costs from the cluster's platform: send_post " .. k.send_post_ns)
+  local d = lk.vmmc(lk.cluster { platform = platform, nodes = 2 }, fw, { send_post = 7 }):costs()
+  assert(d.send_post_ns == 7, "a costs table overrides")
+end
 
 local V = lk.vmmc(c, fw, platform)
 assert(tostring(V) == "Vmmc(2 nodes)", tostring(V))
