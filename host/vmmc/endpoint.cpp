@@ -1,0 +1,248 @@
+// VMMC host library: the Endpoint, one user process's VMMC state (docs/vmmc.md, "Host
+// library", API): send (short or long by size, posted into the process's send queue by
+// PIO), test and wait on the completion word, notifications, wait_word, the LCP's
+// per-process counters and post_raw. The send queue is tracked locally: `consumed` is read
+// by PIO only when every slot looks used.
+//
+// GCC 12 destroys a lambda temporary written inside a co_await expression twice: every
+// condition a coroutine here waits on is a named std::function, built outside the co_await.
+#include "host/vmmc/state.h"
+
+namespace lanaikit::vmmc::detail {
+
+namespace {
+
+constexpr uint32_t kCtlLenMask = 0x00FFFFFF;   // ctl bits 0..23: length
+constexpr uint32_t kCtlShort = 1u << 24;       // ctl bit 24: SHORT
+constexpr uint32_t kCtlNotify = 1u << 25;      // ctl bit 25: NOTIFY
+constexpr uint32_t kDoneRejected = 0x80000000; // completion word: the request was rejected
+
+} // namespace
+
+// ---- EpState ------------------------------------------------------------------------------
+
+sim::Node& EpState::node_ref() { return v.cluster.node(node); }
+
+void EpState::check_process(const host::Process& p) {
+  if (&p == checked) return;
+  for (uint32_t i = 0; i < v.cluster.size(); ++i)
+    for (const auto& q : v.cluster.node(i).processes())
+      if (q.get() == &p) {
+        if (i != node)
+          throw VmmcError("vmmc: process '" + p.name() + "' runs on node " + str(i) +
+                          ", the endpoint (node " + str(node) + " slot " + str(slot) +
+                          ") on node " + str(node));
+        checked = &p;
+        return;
+      }
+  checked = &p; // a process the nodes do not list (made by hand): trusted
+}
+
+uint32_t EpState::done_word() const {
+  uint8_t b[4];
+  space->memory().read(done_pa, b);
+  return be32(b);
+}
+
+void EpState::observe() const {
+  const uint32_t w = done_word();
+  const uint32_t seq = w & ~kDoneRejected;
+  if (w & kDoneRejected) rejected.insert(seq);
+  long_pending.erase(long_pending.begin(), long_pending.upper_bound(seq));
+}
+
+bool EpState::complete(uint32_t seq) const {
+  if (seq == 0 || seq > posted) return false;
+  observe();
+  return long_pending.count(seq) == 0;
+}
+
+SendResult EpState::result(uint32_t seq, bool is_short) const {
+  SendResult r;
+  r.seq = seq;
+  r.is_short = is_short;
+  r.ok = rejected.count(seq) == 0;
+  if (!r.ok)
+    r.error = "request " + str(seq) +
+              " was rejected by the LCP (completion word bit 31; see the bad_* counters)";
+  return r;
+}
+
+const Import* EpState::import_for(ProxyAddr dst, uint32_t len) const {
+  for (const Import& i : imports)
+    if (uint64_t(dst) >= i.proxy && uint64_t(dst) + len <= uint64_t(i.proxy) + i.len) return &i;
+  return nullptr;
+}
+
+} // namespace lanaikit::vmmc::detail
+
+// ---- Endpoint -----------------------------------------------------------------------------
+
+namespace lanaikit::vmmc {
+
+using namespace detail;
+
+Endpoint::Endpoint(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Endpoint::~Endpoint() = default;
+
+EndpointId Endpoint::id() const { return EndpointId{impl_->node, impl_->slot}; }
+sim::Node& Endpoint::node() { return impl_->node_ref(); }
+host::AddressSpace& Endpoint::space() { return *impl_->space; }
+
+VirtAddr Endpoint::alloc(uint64_t bytes) { return impl_->space->map(bytes); }
+void Endpoint::write(VirtAddr va, std::span<const uint8_t> bytes) { impl_->space->copy_in(va, bytes); }
+std::vector<uint8_t> Endpoint::read(VirtAddr va, uint64_t len) {
+  std::vector<uint8_t> out(len);
+  impl_->space->copy_out(va, out);
+  return out;
+}
+
+namespace {
+
+// Waits for a free send-queue slot: the local count says so, or `consumed` read by PIO
+// (only when every slot looks used).
+host::Op<void> acquire_slot(EpState& e, host::Process& p) {
+  const uint32_t slots = e.v.m.limits.sq_slots;
+  while (e.posted - e.consumed >= slots) {
+    uint32_t c = 0;
+    co_await e.node_ref().pio_read_word(p, e.proc + e.v.m.p_consumed, c);
+    ++e.consumed_reads;
+    e.consumed = c;
+  }
+}
+
+// Writes one entry: payload words, proxy, vaddr, ctl, seq (PIO, posted). Returns the seq.
+uint32_t write_entry(EpState& e, host::Process& p, ProxyAddr dst, std::optional<VirtAddr> src,
+                     uint32_t ctl, std::span<const uint8_t> payload) {
+  const Map& m = e.v.m;
+  sim::Node& node = e.node_ref();
+  const uint32_t seq = ++e.posted;
+  e.long_seq.push_back(src.has_value());
+  const uint32_t at = e.proc + m.p_sendq + ((seq - 1) & (m.limits.sq_slots - 1)) * m.req_size;
+  uint32_t writes = 3;
+  if (!payload.empty()) {
+    node.pio_write(p, at + m.r_data, payload);
+    writes += uint32_t((payload.size() + 3) / 4);
+  }
+  node.pio_write_word(p, at + m.r_proxy, dst);
+  if (src) {
+    node.pio_write_word(p, at + m.r_vaddr, uint32_t(*src));
+    ++writes;
+  }
+  node.pio_write_word(p, at + m.r_ctl, ctl);
+  node.pio_write_word(p, at + m.r_seq, seq);
+  // send_post is the whole cost of posting; the PIO writes already charged theirs.
+  const sim::Time pio = sim::Time(writes) * node.pci().params().pio_write_issue;
+  if (e.v.costs.send_post > pio) p.advance(e.v.costs.send_post - pio);
+  return seq;
+}
+
+} // namespace
+
+host::Op<SendResult> Endpoint::send(host::Process& p, VirtAddr src, ProxyAddr dst, uint32_t len,
+                                    SendOptions opt) {
+  EpState& e = *impl_;
+  e.check_process(p);
+  SendResult r;
+  if (len == 0 || len > e.v.m.limits.max_send) {
+    r.error = "length " + str(len) + " is outside 1.." + str(e.v.m.limits.max_send);
+    co_return r;
+  }
+  if (!e.import_for(dst, len)) {
+    r.error = "proxy range [" + host::hex(dst) + ", " + host::hex(uint64_t(dst) + len) +
+              ") is outside node " + str(e.node) + " slot " + str(e.slot) + "'s imports";
+    co_return r;
+  }
+  const bool is_short = len <= e.v.m.limits.short_max;
+  uint32_t ctl = len | (opt.notify ? kCtlNotify : 0);
+  std::vector<uint8_t> payload;
+  if (is_short) {
+    payload.assign((len + 3) & ~3u, 0);
+    e.space->copy_out(src, std::span<uint8_t>(payload.data(), len)); // PageFault if unmapped
+    ctl |= kCtlShort;
+  }
+  co_await acquire_slot(e, p);
+  const uint32_t seq = is_short ? write_entry(e, p, dst, std::nullopt, ctl, payload)
+                                : write_entry(e, p, dst, src, ctl, {});
+  if (is_short) co_return e.result(seq, true); // the data is in SRAM: the buffer is free
+  e.long_pending.insert(seq);
+  if (opt.async) {
+    r.ok = true;
+    r.seq = seq;
+    co_return r;
+  }
+  co_return co_await wait(p, seq);
+}
+
+bool Endpoint::test(uint32_t seq) const { return impl_->complete(seq); }
+
+host::Op<SendResult> Endpoint::wait(host::Process& p, uint32_t seq) {
+  EpState& e = *impl_;
+  e.check_process(p);
+  if (seq == 0 || seq > e.posted)
+    throw VmmcError("vmmc: wait for request " + str(seq) + ", but node " + str(e.node) +
+                    " slot " + str(e.slot) + " posted " + str(e.posted));
+  const std::function<bool()> done = [&e, seq] { return e.complete(seq); };
+  if (!e.complete(seq)) co_await p.wait(e.node_ref().memory_watch(), done);
+  co_return e.result(seq, !e.long_seq[seq - 1]);
+}
+
+void Endpoint::on_notification(std::function<void(const Notification&)> handler) {
+  impl_->handler = std::move(handler);
+}
+
+host::Op<Notification> Endpoint::next_notification(host::Process& p) {
+  EpState& e = *impl_;
+  e.check_process(p);
+  const std::function<bool()> pending = [&e] { return !e.notes.empty(); };
+  if (e.notes.empty()) co_await p.wait(e.notes_watch, pending);
+  Notification n = e.notes.front();
+  e.notes.pop_front();
+  co_return n;
+}
+
+host::Op<void> Endpoint::wait_word(host::Process& p, VirtAddr va, uint32_t value) {
+  EpState& e = *impl_;
+  e.check_process(p);
+  const std::function<bool()> holds = [&e, va, value] {
+    uint8_t b[4];
+    e.space->copy_out(va, b);
+    return be32(b) == value;
+  };
+  if (!holds()) co_await p.wait(e.node_ref().memory_watch(), holds);
+}
+
+Endpoint::Counters Endpoint::counters() const {
+  const EpState& e = *impl_;
+  const VmmcState& v = e.v;
+  const Map& m = v.m;
+  Counters c{};
+  c.bad_proxy = v.peek(e.node, e.proc + m.p_bad_proxy);
+  c.bad_len = v.peek(e.node, e.proc + m.p_bad_len);
+  c.bad_vaddr = v.peek(e.node, e.proc + m.p_bad_vaddr);
+  c.notify_overflow = v.peek(e.node, e.proc + m.p_notify_overflow);
+  c.consumed = v.peek(e.node, e.proc + m.p_consumed);
+  c.done = v.peek(e.node, e.proc + m.p_done);
+  c.notified = v.peek(e.node, e.proc + m.p_notified);
+  return c;
+}
+
+uint32_t Endpoint::posted() const { return impl_->posted; }
+uint64_t Endpoint::consumed_reads() const { return impl_->consumed_reads; }
+
+host::Op<uint32_t> Endpoint::post_raw(host::Process& p, ProxyAddr dst, VirtAddr src, uint32_t ctl,
+                                      std::vector<uint8_t> payload) {
+  EpState& e = *impl_;
+  e.check_process(p);
+  if (payload.size() > e.v.m.limits.short_max || payload.size() % 4)
+    throw VmmcError("vmmc: post_raw: a payload is whole words, at most " +
+                    str(e.v.m.limits.short_max) + " bytes");
+  co_await acquire_slot(e, p);
+  const bool is_short = (ctl & kCtlShort) != 0;
+  const uint32_t seq = is_short ? write_entry(e, p, dst, std::nullopt, ctl, payload)
+                                : write_entry(e, p, dst, src, ctl, payload);
+  if (!is_short) e.long_pending.insert(seq);
+  co_return seq;
+}
+
+} // namespace lanaikit::vmmc
