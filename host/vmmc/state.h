@@ -152,7 +152,8 @@ struct VmmcState {
   host::Op<void> serve_notifications(host::Process& p, uint32_t node);
 };
 
-// The driver process of node n (driver.cpp); inert once *alive is false.
+// The driver process of node n (driver.cpp); inert once *alive is false, if it is waiting
+// for an interrupt (not in the middle of serving one: see Vmmc's lifetime rule).
 host::Task driver_loop(host::Process& p, VmmcState* v, uint32_t n, std::shared_ptr<bool> alive);
 
 } // namespace lanaikit::vmmc::detail

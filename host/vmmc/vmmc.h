@@ -176,8 +176,9 @@ public:
 
 // One per cluster. Endpoints live as long as the Vmmc; a process should not use an endpoint
 // while another does (their PIO writes would interleave at different local times). The
-// Vmmc must outlive every run of the cluster that uses it (its driver processes stay on
-// the nodes, inert once it is gone).
+// Vmmc must outlive every run of the cluster, later ones included: its driver processes stay
+// on the nodes, and one may be in the middle of serving an interrupt (a PIO read) when a
+// run stops at a time limit. (A driver waiting for an interrupt is inert once it is gone.)
 class Vmmc {
 public:
   // Loads `lcp` on every node and starts the chips; the cluster's kernel has not run yet.

@@ -242,7 +242,7 @@ struct Lcp {
 };
 
 // Wait conditions are named std::functions built outside the co_await: GCC 12 destroys a
-// lambda temporary inside a co_await expression twice (see host/vmmc/vmmc.cpp).
+// lambda temporary inside a co_await expression twice (see host/process.h, Process::wait).
 
 // Posts requests into one process slot's send queue with PIO writes, as the library does.
 struct Poster {
