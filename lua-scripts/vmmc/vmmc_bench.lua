@@ -149,9 +149,9 @@ function B.setup(o)
     end }
   end
   B.phase(ctx, procs, 0)
-  -- Warm-up: one word per pair, waited for by the receiver. The LCP serves a newly opened
-  -- slot only after its next refresh of the active flags, so the first request of each
-  -- endpoint can wait (about 1 ms at start-up here); no measurement should see that.
+  -- Warm-up: one word per pair, waited for by the receiver. The LCP spends its first
+  -- millisecond or so clearing its TLBs, and the first request of each endpoint waits for
+  -- that; no measurement should see it.
   procs = {}
   for _, pr in ipairs(pairs_) do
     local s, r = pr[1], pr[2]
