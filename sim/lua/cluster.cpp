@@ -13,11 +13,6 @@ namespace lanaikit::sim::lua {
 namespace {
 
 
-void set_int(lua_State* L, const char* key, uint64_t v) {
-  lua_pushinteger(L, lua_Integer(v));
-  lua_setfield(L, -2, key);
-}
-
 ClusterBox& cluster_self(const Args& a) { return live_box(a, a.self<ClusterUD>(kCluster).box); }
 
 Node& node_self(const Args& a, NodeUD** out = nullptr) {

@@ -214,18 +214,12 @@ int p_invocations(lua_State* L) {
     lua_createtable(L, 0, 7);
     lua_pushstring(L, p.handlers()[v.handler].name.c_str());
     lua_setfield(L, -2, "handler");
-    lua_pushnumber(L, ps_to_ns(v.start));
-    lua_setfield(L, -2, "start_ns");
-    lua_pushnumber(L, ps_to_ns(v.end));
-    lua_setfield(L, -2, "end_ns");
-    lua_pushinteger(L, int64_t(v.instructions));
-    lua_setfield(L, -2, "insns");
-    lua_pushinteger(L, int64_t(v.cycles));
-    lua_setfield(L, -2, "cycles");
-    lua_pushinteger(L, int64_t(v.stall_cycles));
-    lua_setfield(L, -2, "stall_cycles");
-    lua_pushinteger(L, int64_t(v.dma_wait_cycles));
-    lua_setfield(L, -2, "dma_wait_cycles");
+    set_number(L, "start_ns", ps_to_ns(v.start));
+    set_number(L, "end_ns", ps_to_ns(v.end));
+    set_int(L, "insns", int64_t(v.instructions));
+    set_int(L, "cycles", int64_t(v.cycles));
+    set_int(L, "stall_cycles", int64_t(v.stall_cycles));
+    set_int(L, "dma_wait_cycles", int64_t(v.dma_wait_cycles));
     lua_rawseti(L, -2, lua_Integer(i + 1));
   }
   return 1;
@@ -659,10 +653,7 @@ int mt_breakdown(lua_State* L) {
     a.fail_message(e.what());
   }
   lua_createtable(L, 0, 14);
-  auto put = [&](const char* k, Time t) {
-    lua_pushnumber(L, double(t) / double(kMicrosecond));
-    lua_setfield(L, -2, k);
-  };
+  auto put = [&](const char* k, Time t) { set_number(L, k, double(t) / double(kMicrosecond)); };
   put("host_send_us", b.host_send);
   put("pci_send_us", b.pci_send);
   put("cpu_send_us", b.cpu_send);
@@ -673,12 +664,9 @@ int mt_breakdown(lua_State* L) {
   put("dma_recv_us", b.dma_recv);
   put("host_recv_us", b.host_recv);
   put("total_us", b.total);
-  lua_pushinteger(L, int64_t(b.send_insns));
-  lua_setfield(L, -2, "send_insns");
-  lua_pushinteger(L, int64_t(b.recv_insns));
-  lua_setfield(L, -2, "recv_insns");
-  lua_pushinteger(L, int64_t(b.packet_bytes));
-  lua_setfield(L, -2, "packet_bytes");
+  set_int(L, "send_insns", int64_t(b.send_insns));
+  set_int(L, "recv_insns", int64_t(b.recv_insns));
+  set_int(L, "packet_bytes", int64_t(b.packet_bytes));
   const std::string text = format_breakdown(b);
   lua_pushlstring(L, text.data(), text.size());
   lua_setfield(L, -2, "text");

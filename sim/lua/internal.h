@@ -146,6 +146,16 @@ struct ProcessUD {
   std::shared_ptr<LuaProc> proc;
 };
 
+// Building result tables: t[key] = v for the table on top of the stack.
+inline void set_int(lua_State* L, const char* key, int64_t v) {
+  lua_pushinteger(L, lua_Integer(v));
+  lua_setfield(L, -2, key);
+}
+inline void set_number(lua_State* L, const char* key, double v) {
+  lua_pushnumber(L, v);
+  lua_setfield(L, -2, key);
+}
+
 template <class T, class... A> T& push_udata(lua_State* L, const char* tname, A&&... a) {
   void* mem = lua_newuserdatauv(L, sizeof(T), 0);
   T* t = new (mem) T{std::forward<A>(a)...};

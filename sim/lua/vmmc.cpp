@@ -52,11 +52,6 @@ struct EndpointUD {
   vmmc::Endpoint* ep = nullptr;
 };
 
-void set_int(lua_State* L, const char* key, int64_t v) {
-  lua_pushinteger(L, lua_Integer(v));
-  lua_setfield(L, -2, key);
-}
-
 // Runs a library call; its exceptions (VmmcError, host::HostError) become "fn: message".
 template <class F> auto library(const Args& a, F f) -> decltype(f()) {
   try {
@@ -267,10 +262,7 @@ int v_costs(lua_State* L) {
   VmmcState& st = vmmc_self(a);
   const vmmc::Costs& c = st.costs;
   lua_createtable(L, 0, 7);
-  auto put = [&](const char* k, sim::Time t) {
-    lua_pushnumber(L, double(t) / 1000.0);
-    lua_setfield(L, -2, k);
-  };
+  auto put = [&](const char* k, sim::Time t) { set_number(L, k, double(t) / 1000.0); };
   put("send_post_ns", c.send_post);
   put("daemon_call_ns", c.daemon_call);
   put("control_message_ns", c.control_message);
