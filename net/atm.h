@@ -42,7 +42,7 @@
 
 #include "net/link.h"
 #include "net/packet.h"
-#include "sim/kernel.h"
+#include "event/kernel.h"
 
 #include <array>
 #include <cstdint>

@@ -16,8 +16,8 @@
 #pragma once
 
 #include "net/packet.h"
-#include "sim/fifo.h"
-#include "sim/kernel.h"
+#include "event/fifo.h"
+#include "event/kernel.h"
 
 #include <cstdint>
 #include <functional>

@@ -7,7 +7,7 @@
 // so the packet that reaches a node starts with its payload.
 #pragma once
 
-#include "sim/time.h"
+#include "event/time.h"
 
 #include <cstdint>
 #include <memory>

@@ -14,7 +14,7 @@
 
 #include "net/link.h"
 #include "net/packet.h"
-#include "sim/kernel.h"
+#include "event/kernel.h"
 
 #include <cstdint>
 #include <string>

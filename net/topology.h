@@ -8,7 +8,7 @@
 
 #include "net/link.h"
 #include "net/switch.h"
-#include "sim/kernel.h"
+#include "event/kernel.h"
 
 #include <cstdint>
 #include <memory>

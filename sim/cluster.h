@@ -8,7 +8,7 @@
 #pragma once
 
 #include "net/topology.h"
-#include "sim/kernel.h"
+#include "event/kernel.h"
 #include "sim/node.h"
 #include "sim/platform.h"
 

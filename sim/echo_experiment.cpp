@@ -1,10 +1,10 @@
 #include "sim/echo_experiment.h"
 
 #include "firmware/echo/echo.h"
-#include "host/process.h"
+#include "host/model/process.h"
 #include "sim/profile_report.h"
-#include "sim/report/csv.h"
-#include "sim/report/svg_plot.h"
+#include "report/csv.h"
+#include "report/svg_plot.h"
 #include "sim/timeline.h"
 #include "sim/utilisation.h"
 

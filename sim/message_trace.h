@@ -21,7 +21,7 @@
 #pragma once
 
 #include "sim/cluster.h"
-#include "sim/time.h"
+#include "event/time.h"
 #include "vm/chip.h"
 
 #include <cstdint>

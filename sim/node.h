@@ -10,10 +10,10 @@
 #pragma once
 
 #include "assembler/image.h"
-#include "host/memory.h"
-#include "host/pci.h"
-#include "host/process.h"
-#include "sim/kernel.h"
+#include "host/model/memory.h"
+#include "host/model/pci.h"
+#include "host/model/process.h"
+#include "event/kernel.h"
 #include "vm/chip.h"
 
 #include <cstdint>

@@ -1,6 +1,6 @@
 #include "sim/platform.h"
 
-#include "sim/kernel.h"
+#include "event/kernel.h"
 
 #include <cmath>
 #include <stdexcept>

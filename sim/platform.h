@@ -10,12 +10,12 @@
 // a report can say which numbers are not the paper's.
 #pragma once
 
-#include "host/pci.h"
+#include "host/model/pci.h"
 #include "net/atm.h"
 #include "net/link.h"
 #include "net/switch.h"
 #include "sim/lua_table.h"
-#include "sim/time.h"
+#include "event/time.h"
 #include "vm/cpu.h"
 
 #include <cstdint>

@@ -1,6 +1,6 @@
 #include "sim/profile_report.h"
 
-#include "sim/report/callgrind_out.h"
+#include "report/callgrind_out.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -5,8 +5,8 @@
 #pragma once
 
 #include "sim/cluster.h"
-#include "sim/report/chrome_trace.h"
-#include "sim/report/pcapng.h"
+#include "report/chrome_trace.h"
+#include "report/pcapng.h"
 #include "vm/profiler.h"
 
 #include <memory>

@@ -1,8 +1,8 @@
-// lanaikit run: a Lua 5.4 script on the simulation (sim/lua/runtime.h, docs/scripting.md).
+// lanaikit run: a Lua 5.4 script on the simulation (lua/runtime.h, docs/scripting.md).
 #include "tools/args.h"
 #include "tools/commands.h"
 
-#include "sim/lua/runtime.h"
+#include "lua/runtime.h"
 
 #include <cstdio>
 #include <cstdlib>

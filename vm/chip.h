@@ -2,7 +2,7 @@
 // (vm/chip_regs.h) and three DMA engines (host, send, receive), as timed models on the
 // simulation kernel. docs/chip.md is the manual; this header is the C++ surface.
 //
-// Time. The CPU is a run-ahead agent (sim/kernel.h): it executes batches of instructions
+// Time. The CPU is a run-ahead agent (event/kernel.h): it executes batches of instructions
 // without events, up to the horizon the kernel gives it (the next event, another chip's
 // time plus the network lookahead). It only stops early where it must: at an access to a
 // register whose effect others see or whose value depends on the exact time (starting a
@@ -14,8 +14,8 @@
 
 #include "net/link.h"
 #include "net/packet.h"
-#include "sim/kernel.h"
-#include "sim/time.h"
+#include "event/kernel.h"
+#include "event/time.h"
 #include "vm/chip_regs.h"
 #include "vm/cpu.h"
 #include "vm/host_port.h"

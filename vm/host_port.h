@@ -3,7 +3,7 @@
 // so vm/ knows nothing of either.
 #pragma once
 
-#include "sim/time.h"
+#include "event/time.h"
 
 #include <cstdint>
 #include <functional>

@@ -16,7 +16,7 @@
 // which a DMA engine was busy (the firmware waiting on DMA).
 #pragma once
 
-#include "sim/time.h"
+#include "event/time.h"
 #include "vm/cpu.h"
 
 #include <cstdint>

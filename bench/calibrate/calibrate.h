@@ -4,7 +4,7 @@
 #pragma once
 
 #include "sim/platform.h"
-#include "sim/time.h"
+#include "event/time.h"
 
 #include <cstdio>
 #include <cstring>

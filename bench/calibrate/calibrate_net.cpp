@@ -12,7 +12,7 @@
 #include "net/link.h"
 #include "net/switch.h"
 #include "net/topology.h"
-#include "sim/kernel.h"
+#include "event/kernel.h"
 
 #include <algorithm>
 #include <array>

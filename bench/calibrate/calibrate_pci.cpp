@@ -7,8 +7,8 @@
 // Usage: calibrate_pci [--platforms DIR]. Output: markdown on stdout; deterministic.
 #include "calibrate.h"
 
-#include "host/pci.h"
-#include "sim/kernel.h"
+#include "host/model/pci.h"
+#include "event/kernel.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -13,10 +13,6 @@ using namespace detail;
 
 namespace {
 
-constexpr uint32_t kOptValid = 0x80000000; // outgoing page table: valid
-constexpr uint8_t kIptWrite = 0x80;        // incoming page table: W
-constexpr uint8_t kIptNotify = 0x40;       // incoming page table: N
-
 // Bytes into SRAM by PIO as a driver writes them: whole aligned words where it can, single
 // bytes (a PCI write with one byte enable) at an unaligned head or tail, so no neighbouring
 // byte is rewritten.
@@ -37,11 +33,13 @@ host::Op<ExportId> Endpoint::export_buffer(host::Process& p, VirtAddr va, uint32
                                            std::vector<EndpointId> allowed, bool notify) {
   EpState& e = *impl_;
   VmmcState& v = e.v;
+  const Lcp& lcp = v.lcp;
+  const uint32_t page = lcp.page;
   e.check_process(p);
-  if (len == 0 || va % kPage || len % kPage)
+  if (len == 0 || va % page || len % page)
     throw VmmcError("vmmc: export of [" + host::hex(va) + ", +" + str(len) +
                     "): exports are whole pages, page-aligned");
-  for (VirtAddr a = va; a < va + len; a += kPage)
+  for (VirtAddr a = va; a < va + len; a += page)
     if (!e.space->is_mapped(a))
       throw VmmcError("vmmc: export of [" + host::hex(va) + ", +" + str(len) + "): page " +
                       host::hex(a) + " is not mapped");
@@ -52,17 +50,17 @@ host::Op<ExportId> Endpoint::export_buffer(host::Process& p, VirtAddr va, uint32
   p.advance(v.costs.daemon_call);
   p.advance(e.space->pin(va, len));
   std::vector<host::PhysAddr> pages = e.space->pinned_pages(va, len);
-  const uint8_t entry = uint8_t(kIptWrite | (notify ? kIptNotify : 0) | (e.slot & 7));
+  const uint8_t entry = uint8_t(lcp.ipt_w | (notify ? lcp.ipt_n : 0) | (e.slot & lcp.ipt_proc));
   for (size_t i = 0; i < pages.size();) {
     // One PIO write per word of consecutive entries.
     size_t j = i + 1;
-    while (j < pages.size() && pages[j] == pages[j - 1] + kPage) ++j;
+    while (j < pages.size() && pages[j] == pages[j - 1] + page) ++j;
     const uint64_t first = pages[i] >> host::kPageShift;
-    if (first + (j - i) > v.m.limits.ipt_pages)
+    if (first + (j - i) > lcp.limits.ipt_pages)
       throw VmmcError("vmmc: export of [" + host::hex(va) + ", +" + str(len) +
                       "): physical page " + host::hex(first) + " is beyond the incoming page table");
     const std::vector<uint8_t> bytes(j - i, entry);
-    pio_write_bytes(node, p, v.m.ipt + uint32_t(first), bytes);
+    pio_write_bytes(node, p, lcp.ipt.addr() + uint32_t(first), bytes);
     i = j;
   }
   Export x;
@@ -84,6 +82,7 @@ host::Op<ExportId> Endpoint::export_buffer(host::Process& p, VirtAddr va, uint32
 host::Op<ImportResult> Endpoint::import(host::Process& p, uint32_t node, ExportId id) {
   EpState& e = *impl_;
   VmmcState& v = e.v;
+  const Lcp& lcp = v.lcp;
   e.check_process(p);
   ImportResult r;
   if (node >= v.cluster.size()) {
@@ -116,7 +115,7 @@ host::Op<ImportResult> Endpoint::import(host::Process& p, uint32_t node, ExportI
   if (!r.error.empty()) co_return r;
   // A fresh proxy range: the lowest run of free outgoing page table entries.
   const uint32_t n = uint32_t(pages.size());
-  const uint32_t total = v.m.limits.opt_pages;
+  const uint32_t total = lcp.limits.opt_pages;
   uint32_t start = total;
   for (uint32_t s = 0, run = 0; s < total; ++s) {
     run = e.proxy_used[s] ? 0 : run + 1;
@@ -135,12 +134,12 @@ host::Op<ImportResult> Endpoint::import(host::Process& p, uint32_t node, ExportI
   for (uint32_t i = 0; i < n; ++i) {
     e.proxy_used[start + i] = true;
     put_be32(&words[size_t(i) * 4],
-             kOptValid | (node & 0x7F) << 24 | uint32_t(pages[i] >> host::kPageShift));
+             lcp.opt_valid | (node & lcp.opt_node_mask) << lcp.opt_node_shift | uint32_t(pages[i] >> host::kPageShift));
   }
-  const uint32_t opt = v.m.opt + (e.slot * total + start) * 4;
+  const uint32_t opt = lcp.opt.addr() + (e.slot * total + start) * 4;
   e.node_ref().pio_write(p, opt, words);
   Import imp;
-  imp.proxy = start * kPage;
+  imp.proxy = start * lcp.page;
   imp.len = len;
   imp.node = node;
   imp.id = id;

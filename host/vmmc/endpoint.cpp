@@ -10,15 +10,6 @@
 
 namespace lanaikit::vmmc::detail {
 
-namespace {
-
-constexpr uint32_t kCtlLenMask = 0x00FFFFFF;   // ctl bits 0..23: length
-constexpr uint32_t kCtlShort = 1u << 24;       // ctl bit 24: SHORT
-constexpr uint32_t kCtlNotify = 1u << 25;      // ctl bit 25: NOTIFY
-constexpr uint32_t kDoneRejected = 0x80000000; // completion word: the request was rejected
-
-} // namespace
-
 // ---- EpState ------------------------------------------------------------------------------
 
 sim::Node& EpState::node_ref() { return v.cluster.node(node); }
@@ -41,18 +32,18 @@ void EpState::check_process(const host::Process& p) {
 uint32_t EpState::done_word() const {
   uint8_t b[4];
   space->memory().read(done_pa, b);
-  return be32(b);
+  return get_be32(b);
 }
 
 void EpState::observe() const {
   const uint32_t w = done_word();
-  const uint32_t seq = w & ~kDoneRejected;
-  if (w & kDoneRejected) rejected.insert(seq);
+  const uint32_t seq = w & ~v.lcp.done_rejected;
+  if (w & v.lcp.done_rejected) rejected.insert(seq);
   long_pending.erase(long_pending.begin(), long_pending.upper_bound(seq));
 }
 
 bool EpState::complete(uint32_t seq) const {
-  if (seq == 0 || seq > posted) return false;
+  if (seq == 0 || seq > sendq->posted()) return false;
   observe();
   return long_pending.count(seq) == 0;
 }
@@ -99,38 +90,27 @@ std::vector<uint8_t> Endpoint::read(VirtAddr va, uint64_t len) {
 
 namespace {
 
-// Waits for a free send-queue slot: the local count says so, or `consumed` read by PIO
-// (only when every slot looks used).
-host::Op<void> acquire_slot(EpState& e, host::Process& p) {
-  const uint32_t slots = e.v.m.limits.sq_slots;
-  while (e.posted - e.consumed >= slots) {
-    uint32_t c = 0;
-    co_await e.node_ref().pio_read_word(p, e.proc + e.v.m.p_consumed, c);
-    ++e.consumed_reads;
-    e.consumed = c;
-  }
-}
-
-// Writes one entry: payload words, proxy, vaddr, ctl, seq (PIO, posted). Returns the seq.
+// Writes one entry of the send queue: payload words, proxy, vaddr, ctl, then the seq that
+// publishes it (PIO, posted; the kit's SramQueue keeps the order). Returns the seq.
 uint32_t write_entry(EpState& e, host::Process& p, ProxyAddr dst, std::optional<VirtAddr> src,
                      uint32_t ctl, std::span<const uint8_t> payload) {
-  const Map& m = e.v.m;
+  const Lcp& lcp = e.v.lcp;
   sim::Node& node = e.node_ref();
-  const uint32_t seq = ++e.posted;
+  kit::SramQueue& q = *e.sendq;
   e.long_seq.push_back(src.has_value());
-  const uint32_t at = e.proc + m.p_sendq + ((seq - 1) & (m.limits.sq_slots - 1)) * m.req_size;
+  const uint32_t at = q.entry(q.next_seq());
   uint32_t writes = 3;
   if (!payload.empty()) {
-    node.pio_write(p, at + m.r_data, payload);
+    node.pio_write(p, at + lcp.req_data, payload);
     writes += uint32_t((payload.size() + 3) / 4);
   }
-  node.pio_write_word(p, at + m.r_proxy, dst);
+  node.pio_write_word(p, at + lcp.req_proxy, dst);
   if (src) {
-    node.pio_write_word(p, at + m.r_vaddr, uint32_t(*src));
+    node.pio_write_word(p, at + lcp.req_vaddr, uint32_t(*src));
     ++writes;
   }
-  node.pio_write_word(p, at + m.r_ctl, ctl);
-  node.pio_write_word(p, at + m.r_seq, seq);
+  node.pio_write_word(p, at + lcp.req_ctl, ctl);
+  const uint32_t seq = q.publish(p, node);
   // send_post is the whole cost of posting; the PIO writes already charged theirs.
   const sim::Time pio = sim::Time(writes) * node.pci().params().pio_write_issue;
   if (e.v.costs.send_post > pio) p.advance(e.v.costs.send_post - pio);
@@ -144,8 +124,8 @@ host::Op<SendResult> Endpoint::send(host::Process& p, VirtAddr src, ProxyAddr ds
   EpState& e = *impl_;
   e.check_process(p);
   SendResult r;
-  if (len == 0 || len > e.v.m.limits.max_send) {
-    r.error = "length " + str(len) + " is outside 1.." + str(e.v.m.limits.max_send);
+  if (len == 0 || len > e.v.lcp.limits.max_send) {
+    r.error = "length " + str(len) + " is outside 1.." + str(e.v.lcp.limits.max_send);
     co_return r;
   }
   if (!e.import_for(dst, len)) {
@@ -153,15 +133,15 @@ host::Op<SendResult> Endpoint::send(host::Process& p, VirtAddr src, ProxyAddr ds
               ") is outside node " + str(e.node) + " slot " + str(e.slot) + "'s imports";
     co_return r;
   }
-  const bool is_short = len <= e.v.m.limits.short_max;
-  uint32_t ctl = len | (opt.notify ? kCtlNotify : 0);
+  const bool is_short = len <= e.v.lcp.limits.short_max;
+  uint32_t ctl = len | (opt.notify ? e.v.lcp.ctl_notify : 0);
   std::vector<uint8_t> payload;
   if (is_short) {
     payload.assign((len + 3) & ~3u, 0);
     e.space->copy_out(src, std::span<uint8_t>(payload.data(), len)); // PageFault if unmapped
-    ctl |= kCtlShort;
+    ctl |= e.v.lcp.ctl_short;
   }
-  co_await acquire_slot(e, p);
+  co_await e.sendq->acquire(p, e.node_ref());
   const uint32_t seq = is_short ? write_entry(e, p, dst, std::nullopt, ctl, payload)
                                 : write_entry(e, p, dst, src, ctl, {});
   if (is_short) co_return e.result(seq, true); // the data is in SRAM: the buffer is free
@@ -179,9 +159,9 @@ bool Endpoint::test(uint32_t seq) const { return impl_->complete(seq); }
 host::Op<SendResult> Endpoint::wait(host::Process& p, uint32_t seq) {
   EpState& e = *impl_;
   e.check_process(p);
-  if (seq == 0 || seq > e.posted)
+  if (seq == 0 || seq > e.sendq->posted())
     throw VmmcError("vmmc: wait for request " + str(seq) + ", but node " + str(e.node) +
-                    " slot " + str(e.slot) + " posted " + str(e.posted));
+                    " slot " + str(e.slot) + " posted " + str(e.sendq->posted()));
   const std::function<bool()> done = [&e, seq] { return e.complete(seq); };
   if (!e.complete(seq)) co_await p.wait(e.node_ref().memory_watch(), done);
   co_return e.result(seq, !e.long_seq[seq - 1]);
@@ -207,7 +187,7 @@ host::Op<void> Endpoint::wait_word(host::Process& p, VirtAddr va, uint32_t value
   const std::function<bool()> holds = [&e, va, value] {
     uint8_t b[4];
     e.space->copy_out(va, b);
-    return be32(b) == value;
+    return get_be32(b) == value;
   };
   if (!holds()) co_await p.wait(e.node_ref().memory_watch(), holds);
 }
@@ -215,30 +195,29 @@ host::Op<void> Endpoint::wait_word(host::Process& p, VirtAddr va, uint32_t value
 Endpoint::Counters Endpoint::counters() const {
   const EpState& e = *impl_;
   const VmmcState& v = e.v;
-  const Map& m = v.m;
   Counters c{};
-  c.bad_proxy = v.peek(e.node, e.proc + m.p_bad_proxy);
-  c.bad_len = v.peek(e.node, e.proc + m.p_bad_len);
-  c.bad_vaddr = v.peek(e.node, e.proc + m.p_bad_vaddr);
-  c.notify_overflow = v.peek(e.node, e.proc + m.p_notify_overflow);
-  c.consumed = v.peek(e.node, e.proc + m.p_consumed);
-  c.done = v.peek(e.node, e.proc + m.p_done);
-  c.notified = v.peek(e.node, e.proc + m.p_notified);
+  c.bad_proxy = v.peek(e.node, e.proc.field("bad_proxy"));
+  c.bad_len = v.peek(e.node, e.proc.field("bad_len"));
+  c.bad_vaddr = v.peek(e.node, e.proc.field("bad_vaddr"));
+  c.notify_overflow = v.peek(e.node, e.proc.field("notify_overflow"));
+  c.consumed = v.peek(e.node, e.proc.field("consumed"));
+  c.done = v.peek(e.node, e.proc.field("done"));
+  c.notified = v.peek(e.node, e.proc.field("notified"));
   return c;
 }
 
-uint32_t Endpoint::posted() const { return impl_->posted; }
-uint64_t Endpoint::consumed_reads() const { return impl_->consumed_reads; }
+uint32_t Endpoint::posted() const { return impl_->sendq->posted(); }
+uint64_t Endpoint::consumed_reads() const { return impl_->sendq->consumed_reads(); }
 
 host::Op<uint32_t> Endpoint::post_raw(host::Process& p, ProxyAddr dst, VirtAddr src, uint32_t ctl,
                                       std::vector<uint8_t> payload) {
   EpState& e = *impl_;
   e.check_process(p);
-  if (payload.size() > e.v.m.limits.short_max || payload.size() % 4)
+  if (payload.size() > e.v.lcp.limits.short_max || payload.size() % 4)
     throw VmmcError("vmmc: post_raw: a payload is whole words, at most " +
-                    str(e.v.m.limits.short_max) + " bytes");
-  co_await acquire_slot(e, p);
-  const bool is_short = (ctl & kCtlShort) != 0;
+                    str(e.v.lcp.limits.short_max) + " bytes");
+  co_await e.sendq->acquire(p, e.node_ref());
+  const bool is_short = (ctl & e.v.lcp.ctl_short) != 0;
   const uint32_t seq = is_short ? write_entry(e, p, dst, std::nullopt, ctl, payload)
                                 : write_entry(e, p, dst, src, ctl, payload);
   if (!is_short) e.long_pending.insert(seq);

@@ -1,7 +1,7 @@
 // VMMC host library internals (docs/vmmc.md, "Host library"): the state its files share,
 // declarations only. Internal to host/vmmc/ (not installed); the interface is vmmc.h.
 //
-//   map.cpp       the layout table read into a Map of SRAM addresses and offsets, checked
+//   map.cpp       the LCP's constants and SRAM places, resolved through the kit's image view
 //   vmmc.cpp      Vmmc: set-up of the LCP on every node, open, counters; costs_from_platform
 //   driver.cpp    the per-node driver process: interrupts, TLB misses, notification rings
 //   daemon.cpp    the daemons: export_buffer, import and the control path between them
@@ -10,56 +10,54 @@
 
 #include "host/vmmc/vmmc.h"
 
+#include "host/kit/bytes.h"
+#include "host/kit/driver.h"
+#include "host/kit/image_view.h"
+#include "host/kit/ring.h"
+#include "host/kit/sram.h"
 #include "vm/chip_regs.h"
 
 #include <deque>
 #include <map>
+#include <optional>
 #include <set>
 
 namespace lanaikit::vmmc::detail {
 
-constexpr uint32_t kPage = 4096;
 constexpr uint32_t kIrqBits = vm::regs::LAN0_SIG_BIT | vm::regs::LAN1_SIG_BIT;
 
-inline uint32_t be32(const uint8_t* b) {
-  return uint32_t(b[0]) << 24 | uint32_t(b[1]) << 16 | uint32_t(b[2]) << 8 | b[3];
-}
-
-inline void put_be32(uint8_t* b, uint32_t v) {
-  b[0] = uint8_t(v >> 24);
-  b[1] = uint8_t(v >> 16);
-  b[2] = uint8_t(v >> 8);
-  b[3] = uint8_t(v);
-}
+using kit::get_be32;
+using kit::put_be32;
 
 inline std::string str(uint64_t v) { return std::to_string(v); }
 
-// Every SRAM address and field offset the host uses, resolved once from the image.
-struct Map {
-  uint32_t ctl = 0; // &vmmc
-  // VmmcCtl
-  uint32_t c_node, c_host_pages, c_go, c_miss_seq, c_miss_proc, c_miss_vpage, c_miss_pages,
-      c_fill_proc, c_fill_count, c_fill, c_fill_seq;
-  uint32_t c_sent, c_received, c_bad_crc, c_bad_magic, c_bad_len, c_bad_dest, c_tlb_misses,
-      c_tlb_fills;
-  std::optional<uint32_t> c_bad_fill; // added by the LCP (docs/vmmc.md, "The LCP")
-  uint32_t fill_size, f_vpage, f_ppage;
-  // vmmc_procs: VmmcProc[MAX_PROCS]
-  uint32_t procs, proc_size;
-  uint32_t p_active, p_done_addr, p_notify_ring, p_notify_slots, p_notify_consumed, p_consumed,
-      p_done, p_notified, p_bad_proxy, p_bad_len, p_bad_vaddr, p_notify_overflow, p_sendq;
-  // VmmcSendReq
-  uint32_t req_size, r_data, r_proxy, r_vaddr, r_ctl, r_seq;
-  // tables
-  uint32_t opt, ipt, routes, route_size, route_len, route_hops, route_max;
-  // VmmcNotification
-  uint32_t note_size, n_index, n_src, n_addr, n_len;
-  Vmmc::Limits limits{};
-};
+// The LCP as the host sees it, resolved once from its image (map.cpp): its constants
+// (firmware/vmmc/vmmc_defs.fw, from the layout table: no C++ copy of any) and the SRAM
+// places the library touches, through the kit's image view. Throws VmmcError naming what
+// the image lacks.
+struct Lcp {
+  explicit Lcp(const assembler::FirmwareImage& img);
+  Lcp(const Lcp&) = delete;
+  Lcp& operator=(const Lcp&) = delete;
 
-// Resolves every address and offset from the image's layout table and checks the sizes
-// (map.cpp); throws VmmcError naming what is missing.
-Map resolve(const assembler::FirmwareImage& img);
+  assembler::FirmwareImage image;
+  kit::ImageView view;
+  // Constants.
+  uint32_t page = 0, go = 0, ctl_short = 0, ctl_notify = 0, done_rejected = 0, opt_valid = 0,
+           opt_node_shift = 0, opt_node_mask = 0, ipt_w = 0, ipt_n = 0, ipt_proc = 0;
+  // Places: the control block, the process slots, the page tables, the route table.
+  kit::Ref ctl, procs, opt, ipt, routes;
+  // The TLB-miss mailbox (addresses: read on every miss).
+  uint32_t miss_seq = 0, miss_proc = 0, miss_vpage = 0, miss_pages = 0, fill = 0, fill_proc = 0,
+           fill_count = 0, fill_seq = 0;
+  // Records the host builds or decodes: field offsets.
+  uint32_t req_data = 0, req_proxy = 0, req_vaddr = 0, req_ctl = 0;
+  uint32_t fill_size = 0, fill_vpage = 0, fill_ppage = 0;
+  uint32_t note_size = 0, note_index = 0, note_src = 0, note_addr = 0, note_len = 0;
+  Vmmc::Limits limits{};
+
+  kit::Ref proc(uint32_t slot) const { return procs[slot]; }
+};
 
 struct Export {
   ExportId id = 0;
@@ -86,15 +84,12 @@ struct EpState {
   VmmcState& v;
   uint32_t node = 0;
   uint32_t slot = 0;
-  uint32_t proc = 0; // SRAM address of its VmmcProc
+  kit::Ref proc; // its VmmcProc
   std::unique_ptr<host::AddressSpace> space;
   VirtAddr done_va = 0, ring_va = 0;
-  host::PhysAddr done_pa = 0, ring_pa = 0;
-  uint32_t ring_slots = 0;
-  // Send queue.
-  uint32_t posted = 0;   // requests posted (the last seq)
-  uint32_t consumed = 0; // the LCP's `consumed` as last read
-  uint64_t consumed_reads = 0;
+  host::PhysAddr done_pa = 0;
+  std::optional<kit::SramQueue> sendq; // the process's send queue (VmmcProc.sendq)
+  std::optional<kit::HostRing> ring;   // its notification ring
   mutable std::set<uint32_t> long_pending; // long requests not yet seen complete
   mutable std::set<uint32_t> rejected;     // requests whose completion word had bit 31
   std::vector<bool> long_seq;              // [seq - 1]: was request seq long?
@@ -104,7 +99,6 @@ struct EpState {
   // Pages the driver pinned for TLB fills (virtual page numbers).
   std::set<uint64_t> driver_pinned;
   // Notifications.
-  uint32_t notes_taken = 0;
   std::function<void(const Notification&)> handler;
   std::deque<Notification> notes;
   host::WaitList notes_watch;
@@ -134,27 +128,26 @@ struct NodeState {
 
 struct VmmcState {
   sim::Cluster& cluster;
-  assembler::FirmwareImage lcp;
+  Lcp lcp;
   Costs costs;
-  Map m;
   std::vector<NodeState> nodes;
   std::vector<std::unique_ptr<Endpoint>> endpoints;
+  // The driver processes (driver.cpp): TLB misses on LAN0, notification rings every turn.
+  kit::Driver driver;
+  // False once the Vmmc is gone: a notification handler posted before then does not run.
   std::shared_ptr<bool> alive = std::make_shared<bool>(true);
 
   VmmcState(sim::Cluster& c, const assembler::FirmwareImage& image, Costs k);
 
   // Untimed SRAM access (set-up, counters).
-  uint32_t peek(uint32_t node, uint32_t addr) const;
-  void poke(uint32_t node, uint32_t addr, uint32_t value);
-  uint32_t proc_base(uint32_t slot) const;
+  uint32_t peek(uint32_t node, const kit::Ref& place) const;
+  void poke(uint32_t node, const kit::Ref& place, uint32_t value);
 
+  // Registers the driver's services (driver.cpp).
+  void install_driver();
   host::Op<void> serve_miss(host::Process& p, uint32_t node);
   host::Op<void> serve_notifications(host::Process& p, uint32_t node);
 };
-
-// The driver process of node n (driver.cpp); inert once *alive is false, if it is waiting
-// for an interrupt (not in the middle of serving one: see Vmmc's lifetime rule).
-host::Task driver_loop(host::Process& p, VmmcState* v, uint32_t n, std::shared_ptr<bool> alive);
 
 } // namespace lanaikit::vmmc::detail
 

@@ -20,11 +20,11 @@
 #pragma once
 
 #include "assembler/image.h"
-#include "host/address_space.h"
-#include "host/process.h"
+#include "host/model/address_space.h"
+#include "host/model/process.h"
 #include "sim/cluster.h"
 #include "sim/platform.h"
-#include "sim/time.h"
+#include "event/time.h"
 
 #include <cstdint>
 #include <functional>

@@ -245,7 +245,7 @@ function B.profiled(ctx, nodes, fn)
   end
   prof:detach()
   -- Kept until the script ends: a Profile collected later would detach, as it is
-  -- finalized, whatever profile the chips carry then (sim/lua/instruments.cpp).
+  -- finalized, whatever profile the chips carry then (lua/instruments.cpp).
   ctx.profiles = ctx.profiles or {}
   ctx.profiles[#ctx.profiles + 1] = prof
   return result, out, { sent = sent1 - sent0, received = recv1 - recv0 }

@@ -1,7 +1,7 @@
 // One node, no network: the chip's registers, the host DMA engine, timers, the doorbell,
 // the host interrupt, and faults from misused registers.
 #include "firmware.h"
-#include "host/address_space.h"
+#include "host/model/address_space.h"
 #include "sim/node.h"
 #include "vm/profiler.h"
 

@@ -5,8 +5,8 @@
 #include "sim/cluster.h"
 #include "sim/echo_experiment.h"
 #include "sim/platform.h"
-#include "sim/report/json.h"
-#include "sim/report/pcapng.h"
+#include "report/json.h"
+#include "report/pcapng.h"
 
 #include <map>
 #include <sstream>

@@ -1,7 +1,7 @@
 // Per-process virtual address spaces: first-fit mapping, translation, page faults, copies
 // across page boundaries, unmapping, pin counts, pin costs and the physical pages of a
 // pinned range.
-#include "host/address_space.h"
+#include "host/model/address_space.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // Host physical memory: deterministic page allocation, zeroed pages, little-endian words,
 // accesses across page boundaries, and bounds errors.
-#include "host/memory.h"
+#include "host/model/memory.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // PCI bus timing: exact PIO read/write times, DMA times from the bandwidth curve (the VMMC
 // numbers of PLATFORMS.md), interpolation, first-come-first-served bus sharing, bursts,
 // counters and determinism.
-#include "host/pci.h"
+#include "host/model/pci.h"
 
 #include <gtest/gtest.h>
 

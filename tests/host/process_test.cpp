@@ -1,5 +1,5 @@
 // Host processes: local clocks, sync, watches, posted actions, failures.
-#include "host/process.h"
+#include "host/model/process.h"
 
 #include <gtest/gtest.h>
 

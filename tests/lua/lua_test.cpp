@@ -1,8 +1,8 @@
-// The Lua binding layer (sim/lua/): argument errors, userdata lifetimes, Lua processes'
+// The Lua binding layer (lua/): argument errors, userdata lifetimes, Lua processes'
 // timing, the firmware cache, determinism, tracebacks, limits, and the Lua echo experiment
 // against the C++ one.
-#include "sim/lua/internal.h"
-#include "sim/lua/runtime.h"
+#include "lua/internal.h"
+#include "lua/runtime.h"
 
 #include "assembler/build.h"
 #include "sim/echo_experiment.h"

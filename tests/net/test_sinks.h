@@ -3,7 +3,7 @@
 
 #include "net/link.h"
 #include "net/packet.h"
-#include "sim/kernel.h"
+#include "event/kernel.h"
 
 #include <algorithm>
 #include <vector>

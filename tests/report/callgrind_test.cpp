@@ -1,4 +1,4 @@
-#include "sim/report/callgrind_out.h"
+#include "report/callgrind_out.h"
 
 #include "test_util.h"
 

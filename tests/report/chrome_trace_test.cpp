@@ -1,6 +1,6 @@
-#include "sim/report/chrome_trace.h"
+#include "report/chrome_trace.h"
 
-#include "sim/report/json.h"
+#include "report/json.h"
 
 #include <gtest/gtest.h>
 

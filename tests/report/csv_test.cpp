@@ -1,4 +1,4 @@
-#include "sim/report/csv.h"
+#include "report/csv.h"
 
 #include <gtest/gtest.h>
 

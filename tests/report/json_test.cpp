@@ -1,4 +1,4 @@
-#include "sim/report/json.h"
+#include "report/json.h"
 
 #include <gtest/gtest.h>
 

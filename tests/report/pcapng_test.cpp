@@ -1,4 +1,4 @@
-#include "sim/report/pcapng.h"
+#include "report/pcapng.h"
 
 #include "net/crc8.h"
 #include "net/topology.h"

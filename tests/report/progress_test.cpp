@@ -1,4 +1,4 @@
-#include "sim/report/progress.h"
+#include "report/progress.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "sim/report/svg_plot.h"
+#include "report/svg_plot.h"
 
 #include "test_util.h"
 

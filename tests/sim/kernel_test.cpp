@@ -1,7 +1,7 @@
 // The discrete-event kernel and clock domains: ordering rules, cancellation, limits,
 // exact cycle/time conversion over long runs, and determinism of the trace hash.
-#include "sim/kernel.h"
-#include "sim/time.h"
+#include "event/kernel.h"
+#include "event/time.h"
 
 #include <gtest/gtest.h>
 

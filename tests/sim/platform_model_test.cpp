@@ -1,11 +1,11 @@
 // Models built from the platform files reproduce the papers' *parameters* (not results):
 // properties of the models in simulated time, deterministic, independent of the machine.
 // bench/calibrate prints the full tables; these pin the numbers that matter.
-#include "host/pci.h"
+#include "host/model/pci.h"
 #include "net/atm.h"
 #include "net/link.h"
 #include "net/topology.h"
-#include "sim/kernel.h"
+#include "event/kernel.h"
 #include "sim/platform.h"
 
 #include <gtest/gtest.h>

@@ -4,6 +4,8 @@
 // writes, and an interrupt handler plays the driver for TLB misses. Everything the harness
 // touches in SRAM it finds through the image's layout table (docs/vmmc.md).
 #include "../chip/firmware.h"
+#include "../kit/lcp_bench.h"
+#include "host/kit/ring.h"
 #include "assembler/elf.h"
 #include "sim/cluster.h"
 #include "sim/platform.h"
@@ -26,11 +28,8 @@ namespace {
 using sim::Time;
 namespace regs = vm::regs;
 
-constexpr uint32_t kPage = 4096;
-constexpr uint32_t kShort = 1u << 24, kNotify = 1u << 25, kRejected = 0x80000000u;
-
 // VMMC_ELF=path runs a prebuilt image instead (e.g. `lanaikit build -O2 -g`, for per-line
-// profiles with VMMC_PROFILE=1).
+// profiles with LK_PROFILE=1).
 const assembler::FirmwareImage& lcp_image() {
   static const assembler::FirmwareImage img = [] {
     if (const char* elf = std::getenv("VMMC_ELF")) {
@@ -43,12 +42,8 @@ const assembler::FirmwareImage& lcp_image() {
   return img;
 }
 
-sim::ClusterParams vmmc_params(uint32_t nodes) {
-  return sim::cluster_params(sim::load_platform(test::source("lua-scripts/platforms/vmmc.lua")), nodes);
-}
-
-uint32_t be32(const uint8_t* b) { return uint32_t(b[0]) << 24 | uint32_t(b[1]) << 16 | uint32_t(b[2]) << 8 | b[3]; }
-
+// The host's page (the LCP's PAGE must match it: LayoutMatchesTheContract checks).
+constexpr uint32_t kPage = host::kPageSize;
 // Physical memory plan of every node (the LCP tests need no allocator).
 constexpr uint64_t kDoneArea = 0x1000;   // completion word of process p at + 16 p
 constexpr uint64_t kRingArea = 0x2000;   // notification ring of process p at + 0x400 p
@@ -57,79 +52,39 @@ constexpr uint64_t kSendPage0 = 0x100;   // physical pages backing send buffers
 constexpr uint64_t kRecvPage0 = 0x800;   // physical pages of receive buffers (exported)
 constexpr uint32_t kVBase = 0x40000;     // virtual page of the first send page
 
-struct Lcp {
-  std::unique_ptr<sim::Cluster> cluster;
-  const assembler::FirmwareImage& img = lcp_image();
-  uint32_t ctl = 0, procs = 0, opt = 0, ipt = 0, routes = 0;
-  uint32_t proc_size = 0, req_size = 0;
+// The LCP on the kit's test bench (tests/kit/lcp_bench.h), with VMMC's driver played by an
+// interrupt callback: every constant and place comes from the image.
+struct Lcp : test::LcpBench {
+  // The LCP's constants (firmware/vmmc/vmmc_defs.fw).
+  const uint32_t kShort = constant("CTL_SHORT"), kNotify = constant("CTL_NOTIFY"),
+                 kRejected = constant("DONE_REJECTED"), kOptValid = constant("OPT_VALID"),
+                 kOptNodeShift = constant("OPT_NODE_SHIFT"), kIptW = constant("IPT_W"),
+                 kSqSlots = constant("SQ_SLOTS"), kOptPages = constant("OPT_PAGES"), kFillMax = constant("FILL_MAX");
   // The driver: per (node, process) the virtual -> physical pages it can pin.
   std::map<std::pair<uint32_t, uint32_t>, std::map<uint32_t, uint32_t>> maps;
   std::vector<uint32_t> misses_served, notify_irqs;
-  bool traced = false;
 
-  explicit Lcp(uint32_t nodes, std::function<void(sim::ClusterParams&)> tweak = {}) {
-    sim::ClusterParams cp = vmmc_params(nodes);
-    if (tweak) tweak(cp);
-    cluster = std::make_unique<sim::Cluster>(cp);
-    ctl = *img.symbol("vmmc");
-    procs = *img.symbol("vmmc_procs");
-    opt = *img.symbol("vmmc_opt");
-    ipt = *img.symbol("vmmc_ipt");
-    routes = *img.symbol("vmmc_routes");
-    proc_size = img.layout("VmmcProc").size;
-    req_size = img.layout("VmmcSendReq").size;
+  explicit Lcp(uint32_t nodes, const std::function<void(sim::ClusterParams&)>& tweak = {})
+      : LcpBench(lcp_image(), "lua-scripts/platforms/vmmc.lua", nodes, "vmmc", tweak) {
     misses_served.assign(nodes, 0);
     notify_irqs.assign(nodes, 0);
-    for (uint32_t i = 0; i < nodes; ++i) setup(i);
-  }
-
-  sim::Cluster& c() { return *cluster; }
-  sim::Node& node(uint32_t n) { return cluster->node(n); }
-  uint32_t f(const char* s, const char* field) const { return img.layout(s).field(field).offset; }
-  uint32_t cf(const char* field) const { return ctl + f("VmmcCtl", field); }
-  uint32_t proc(uint32_t p) const { return procs + p * proc_size; }
-  uint32_t pf(uint32_t p, const char* field) const { return proc(p) + f("VmmcProc", field); }
-  uint32_t req(uint32_t p, uint32_t slot) const { return pf(p, "sendq") + slot * req_size; }
-
-  void put(uint32_t n, uint32_t addr, uint32_t v) {
-    const uint8_t b[4] = {uint8_t(v >> 24), uint8_t(v >> 16), uint8_t(v >> 8), uint8_t(v)};
-    node(n).chip().host_write_sram(addr, b);
-  }
-  uint32_t get(uint32_t n, uint32_t addr) {
-    uint8_t b[4];
-    node(n).chip().host_read_sram(addr, b);
-    return be32(b);
-  }
-  uint32_t counter(uint32_t n, const char* name) { return get(n, cf(name)); }
-  uint32_t pcounter(uint32_t n, uint32_t p, const char* name) { return get(n, pf(p, name)); }
-  uint32_t mem32(uint32_t n, uint64_t addr) {
-    uint8_t b[4];
-    node(n).memory().read(addr, b);
-    return be32(b);
-  }
-  std::vector<uint8_t> mem(uint32_t n, uint64_t addr, uint64_t len) {
-    std::vector<uint8_t> v(len);
-    node(n).memory().read(addr, v);
-    return v;
-  }
-
-  void setup(uint32_t n) {
-    sim::Node& nd = node(n);
-    nd.load(img);
-    put(n, cf("node"), n);
-    put(n, cf("host_pages"), uint32_t(nd.memory().pages()));
-    for (uint32_t j = 0; j < c().size(); ++j) {
-      const auto& r = c().network().route(n, j);
-      uint8_t e[12] = {};
-      const uint32_t len = r.empty() && j != n ? 9 : uint32_t(r.size());
-      e[3] = uint8_t(len);
-      for (size_t k = 0; k < r.size() && k < 8; ++k) e[4 + 8 - r.size() + k] = r[k];
-      nd.chip().host_write_sram(routes + j * 12, e);
+    setup("vmmc.node", "vmmc_routes");
+    for (uint32_t n = 0; n < nodes; ++n) {
+      poke(n, "vmmc.host_pages", node(n).memory().pages());
+      poke(n, "vmmc.go", constant("VMMC_GO"));
+      on_interrupt(n, regs::LAN0_SIG_BIT | regs::LAN1_SIG_BIT, [this, n] { driver(n); });
     }
-    put(n, cf("go"), 1);
-    nd.chip().host_write_reg(regs::EIMR, regs::LAN0_SIG_BIT | regs::LAN1_SIG_BIT);
-    nd.on_interrupt([this, n] { driver(n); });
   }
+
+  static std::string proc(uint32_t p) { return "vmmc_procs[" + std::to_string(p) + "]"; }
+  uint32_t f(const char* s, const char* field) const { return offset(s, field); }
+  uint32_t cf(const char* field) const { return addr(std::string("vmmc.") + field); }
+  uint32_t pf(uint32_t p, const char* field) const { return addr(proc(p) + "." + field); }
+  uint32_t req(uint32_t p, uint32_t slot) const { return addr(proc(p) + ".sendq[" + std::to_string(slot) + "]"); }
+  void put(uint32_t n, uint32_t at, uint32_t v) { poke32(n, at, v); }
+  uint32_t get(uint32_t n, uint32_t at) { return peek32(n, at); }
+  uint32_t counter(uint32_t n, const char* name) { return uint32_t(peek(n, std::string("vmmc.") + name)); }
+  uint32_t pcounter(uint32_t n, uint32_t p, const char* name) { return uint32_t(peek(n, proc(p) + "." + name)); }
 
   // Opens process slot p on node n (completion word and notification ring in host memory).
   void open(uint32_t n, uint32_t p) {
@@ -140,147 +95,79 @@ struct Lcp {
   }
   // Starts the chips and runs until every LCP has initialised (it clears its TLBs, about
   // 1 ms) and seen `go`.
-  void start() {
-    for (uint32_t i = 0; i < c().size(); ++i) node(i).start();
-    auto ready = [&] {
-      for (uint32_t i = 0; i < c().size(); ++i)
-        if (get(i, cf("ready")) != 1) return false;
-      return true;
-    };
-    while (!ready() && c().kernel().now() < 20 * sim::kMillisecond) run_for(10 * sim::kMicrosecond);
-    ASSERT_TRUE(ready());
-  }
-  // A host process on node n, starting `delay` from now.
-  void spawn(uint32_t n, std::string name, host::Process::Body body, Time delay = 0) {
-    node(n).spawn(std::move(name), std::move(body), c().kernel().now() + delay);
-  }
+  void start() { LcpBench::start("vmmc.ready"); }
 
-  void set_opt(uint32_t n, uint32_t p, uint32_t page, uint32_t entry) { put(n, opt + (p * 2048 + page) * 4, entry); }
-  void map_proxy(uint32_t n, uint32_t p, uint32_t page, uint32_t dest, uint32_t ppage) {
-    set_opt(n, p, page, 0x80000000u | dest << 24 | ppage);
+  void set_opt(uint32_t n, uint32_t p, uint32_t page, uint32_t entry) {
+    put(n, addr("vmmc_opt") + (p * kOptPages + page) * 4, entry);
   }
-  void set_ipt(uint32_t n, uint32_t page, uint8_t v) { node(n).chip().host_write_sram(ipt + page, {&v, 1}); }
+  void map_proxy(uint32_t n, uint32_t p, uint32_t page, uint32_t dest, uint32_t ppage) {
+    set_opt(n, p, page, kOptValid | dest << kOptNodeShift | ppage);
+  }
+  void set_ipt(uint32_t n, uint32_t page, uint8_t v) { node(n).chip().host_write_sram(addr("vmmc_ipt") + page, {&v, 1}); }
   // The driver's view of process p's address space: virtual page -> physical page.
   void map_virt(uint32_t n, uint32_t p, uint32_t vpage, uint32_t ppage) { maps[{n, p}][vpage] = ppage; }
 
   void driver(uint32_t n) {
-    vm::Chip& chip = node(n).chip();
-    const uint32_t isr = chip.host_read_reg(regs::ISR);
-    if (isr & regs::LAN1_SIG_BIT) {
-      chip.host_write_reg(regs::ISR, regs::LAN1_SIG_BIT);
-      ++notify_irqs[n];
-    }
-    if (isr & regs::LAN0_SIG_BIT) {
-      chip.host_write_reg(regs::ISR, regs::LAN0_SIG_BIT);
-      const uint32_t seq = get(n, cf("miss_seq")), p = get(n, cf("miss_proc"));
-      const uint32_t vpage = get(n, cf("miss_vpage")), pages = get(n, cf("miss_pages"));
+    if (take_isr(n, regs::LAN1_SIG_BIT)) ++notify_irqs[n];
+    if (take_isr(n, regs::LAN0_SIG_BIT)) {
+      const uint32_t seq = counter(n, "miss_seq"), p = counter(n, "miss_proc");
+      const uint32_t vpage = counter(n, "miss_vpage"), pages = counter(n, "miss_pages");
       const auto& m = maps[{n, p}];
       uint32_t count = 0;
-      const uint32_t fill = cf("fill");
-      for (uint32_t i = 0; i < std::min(pages, 32u); ++i) {
+      for (uint32_t i = 0; i < std::min(pages, kFillMax); ++i) {
         auto it = m.find(vpage + i);
         if (it == m.end()) break;
-        put(n, fill + 8 * count, vpage + i);
-        put(n, fill + 8 * count + 4, it->second);
+        const std::string fill = "vmmc.fill[" + std::to_string(count) + "]";
+        poke(n, fill + ".vpage", vpage + i);
+        poke(n, fill + ".ppage", it->second);
         ++count;
       }
-      put(n, cf("fill_proc"), p);
-      put(n, cf("fill_count"), count);
-      put(n, cf("fill_seq"), seq);
-      chip.host_write_reg(regs::HOST_SIG, 1);
+      poke(n, "vmmc.fill_proc", p);
+      poke(n, "vmmc.fill_count", count);
+      poke(n, "vmmc.fill_seq", seq);
+      node(n).chip().host_write_reg(regs::HOST_SIG, 1);
       ++misses_served[n];
     }
-  }
-
-  // Runs until done() or the limit; a CPU fault fails the test.
-  void run(const std::function<bool()>& done, Time limit = 200 * sim::kMillisecond) {
-    if (std::getenv("VMMC_TRACE") && !traced) {
-      traced = true;
-      for (uint32_t n = 0; n < c().size(); ++n)
-        node(n).chip().on_event([n](const vm::ChipEventRecord& e) {
-          std::printf("node%u %-14s t=%10.3f us insn=%llu bytes=%u\n", n, vm::chip_event_name(e.kind),
-                      double(e.time) / 1e6, (unsigned long long)e.instructions, e.bytes);
-        });
-    }
-    for (uint32_t i = 0; i < c().size(); ++i)
-      node(i).chip().on_stop([](vm::Chip& chip) {
-        if (chip.cpu().fault()) ADD_FAILURE() << chip.name() << ":\n" << chip.cpu().fault_report();
-      });
-    while (!done() && c().kernel().now() < limit) c().kernel().run_until(c().kernel().now() + 20 * sim::kMicrosecond);
-    EXPECT_TRUE(done()) << "not finished by " << limit << " ps";
-    // Counters move when a delivery DMA starts; let the transfers in flight land.
-    run_for(100 * sim::kMicrosecond);
-  }
-  void run_for(Time t) { c().kernel().run_until(c().kernel().now() + t); }
-
-  // Per-handler instruction counts (the profiler observes without changing anything).
-  std::vector<std::unique_ptr<vm::Profiler>> profilers;
-  void profile() {
-    for (uint32_t n = 0; n < c().size(); ++n) {
-      vm::Chip& chip = node(n).chip();
-      auto pr = std::make_unique<vm::Profiler>(chip.cpu(), [&chip] { return chip.local_time(); });
-      for (const auto& name : img.layout_table.handlers) pr->add_handler(name, *img.handler_entry(name));
-      pr->set_dma_busy([&chip] { return chip.dma_busy(); });
-      chip.set_instrument(pr.get());
-      profilers.push_back(std::move(pr));
-    }
-  }
-  void print_profile(uint32_t n) {
-    for (const auto& s : profilers.at(n)->summaries())
-      if (s.instructions.count)
-        std::printf("node%u %-16s calls %6llu  insns min %4llu median %4llu max %5llu  cycles median %4llu\n", n,
-                    s.name.c_str(), (unsigned long long)s.instructions.count,
-                    (unsigned long long)s.instructions.min, (unsigned long long)s.instructions.median,
-                    (unsigned long long)s.instructions.max, (unsigned long long)s.cycles.median);
-    if (std::getenv("VMMC_PROFILE")) std::printf("%s\n", sim::format_profile(img, *profilers.at(n), "node", 400).c_str());
-    if (std::getenv("VMMC_INVOCATIONS"))
-      for (const auto& inv : profilers.at(n)->invocations())
-        std::printf("node%u %-16s %10.3f .. %10.3f us  %llu insns\n", n,
-                    profilers.at(n)->handlers().at(inv.handler).name.c_str(), double(inv.start) / 1e6,
-                    double(inv.end) / 1e6, (unsigned long long)inv.instructions);
   }
 };
 
 // Wait conditions are named std::functions built outside the co_await: GCC 12 destroys a
-// lambda temporary inside a co_await expression twice (see host/process.h, Process::wait).
+// lambda temporary inside a co_await expression twice (see host/model/process.h, Process::wait).
 
-// Posts requests into one process slot's send queue with PIO writes, as the library does.
+// Posts requests into one process slot's send queue with PIO writes, as the library does,
+// through the kit's SramQueue (fields first, the seq that publishes them last).
 struct Poster {
   Lcp& h;
   uint32_t n, p;
-  uint32_t next = 1;      // next request number
-  uint32_t consumed = 0;  // last value read by PIO
+  kit::SramQueue q;
+  Poster(Lcp& lcp, uint32_t node, uint32_t proc)
+      : h(lcp), n(node), p(proc), q(h.ref(Lcp::proc(p) + ".sendq"), "seq", h.ref(Lcp::proc(p) + ".consumed")) {}
 
   // Waits (PIO reads) while every slot is in use.
-  host::Op<void> reserve(host::Process& pr) {
-    while (next - 1 - consumed >= 16) co_await h.node(n).pio_read_word(pr, h.pf(p, "consumed"), consumed);
-    co_return;
-  }
+  host::Op<void> reserve(host::Process& pr) { return q.acquire(pr, h.node(n)); }
   uint32_t post_short(host::Process& pr, uint32_t proxy, std::span<const uint8_t> data, bool notify = false) {
-    const uint32_t slot = (next - 1) & 15, r = h.req(p, slot);
+    const uint32_t r = q.entry(q.next_seq());
     std::vector<uint8_t> words((data.size() + 3) & ~size_t(3), 0);
     for (size_t i = 0; i < data.size(); ++i) words[i] = data[i];
     if (!words.empty()) h.node(n).pio_write(pr, r + h.f("VmmcSendReq", "data"), words);
     h.node(n).pio_write_word(pr, r + h.f("VmmcSendReq", "proxy"), proxy);
-    h.node(n).pio_write_word(pr, r + h.f("VmmcSendReq", "ctl"), uint32_t(data.size()) | kShort | (notify ? kNotify : 0));
-    h.node(n).pio_write_word(pr, r + h.f("VmmcSendReq", "seq"), next);
-    return next++;
+    h.node(n).pio_write_word(pr, r + h.f("VmmcSendReq", "ctl"), uint32_t(data.size()) | h.kShort | (notify ? h.kNotify : 0));
+    return q.publish(pr, h.node(n));
   }
   // A raw request (any ctl), for the safety tests.
   uint32_t post(host::Process& pr, uint32_t proxy, uint32_t vaddr, uint32_t ctl) {
-    const uint32_t slot = (next - 1) & 15, r = h.req(p, slot);
+    const uint32_t r = q.entry(q.next_seq());
     h.node(n).pio_write_word(pr, r + h.f("VmmcSendReq", "proxy"), proxy);
     h.node(n).pio_write_word(pr, r + h.f("VmmcSendReq", "vaddr"), vaddr);
     h.node(n).pio_write_word(pr, r + h.f("VmmcSendReq", "ctl"), ctl);
-    h.node(n).pio_write_word(pr, r + h.f("VmmcSendReq", "seq"), next);
-    return next++;
+    return q.publish(pr, h.node(n));
   }
   uint32_t post_long(host::Process& pr, uint32_t vaddr, uint32_t proxy, uint32_t len, bool notify = false) {
-    return post(pr, proxy, vaddr, len | (notify ? kNotify : 0));
+    return post(pr, proxy, vaddr, len | (notify ? h.kNotify : 0));
   }
   uint32_t done_word() { return h.mem32(n, kDoneArea + 16 * p); }
   host::Process::Awaiter wait_done(host::Process& pr, uint32_t seq) {
-    return pr.wait(h.node(n).memory_watch(), [this, seq] { return (done_word() & ~kRejected) >= seq; });
+    return pr.wait(h.node(n).memory_watch(), [this, seq] { return (done_word() & ~h.kRejected) >= seq; });
   }
 };
 
@@ -308,7 +195,7 @@ void put_virt(Lcp& h, uint32_t n, uint32_t p, uint32_t va, const std::vector<uin
 void import_pages(Lcp& h, uint32_t s, uint32_t p, uint32_t proxy_page, uint32_t r, uint32_t ppage, uint32_t pages,
                   uint8_t extra = 0) {
   for (uint32_t i = 0; i < pages; ++i) {
-    h.set_ipt(r, ppage + i, uint8_t(0x80 | extra));
+    h.set_ipt(r, ppage + i, uint8_t(h.kIptW | extra));
     h.map_proxy(s, p, proxy_page + i, r, ppage + i);
   }
 }
@@ -335,6 +222,12 @@ TEST(VmmcLcp, LayoutMatchesTheContract) {
     EXPECT_TRUE(img.layout("VmmcProc").has_field(fld)) << fld;
   // The image stays below the first pinned structure.
   EXPECT_LT(*img.symbol("_end"), *img.symbol("vmmc"));
+  // The host's page is the LCP's, and the constants the tests and the library read exist.
+  EXPECT_EQ(img.constant("PAGE").value, kPage);
+  for (const char* c : {"CTL_SHORT", "CTL_NOTIFY", "DONE_REJECTED", "OPT_VALID", "OPT_NODE_SHIFT", "OPT_NODE_MASK",
+                        "IPT_W", "IPT_N", "IPT_PROC", "SQ_SLOTS", "OPT_PAGES", "FILL_MAX", "VMMC_GO", "SHORT_MAX",
+                        "MAX_SEND"})
+    EXPECT_NE(img.layout_table.find_constant(c), nullptr) << c;
 }
 
 TEST(VmmcLcp, ShortSendsAreDeliveredByteExact) {
@@ -343,7 +236,7 @@ TEST(VmmcLcp, ShortSendsAreDeliveredByteExact) {
   import_pages(h, 0, 0, 0, 1, kRecvPage0, 2);
   h.start();
   const auto four = pattern(4, 1), full = pattern(128, 2);
-  Poster ps{h, 0, 0};
+  Poster ps(h, 0, 0);
   bool posted = false;
   h.spawn(0, "tx", [&](host::Process& p) -> host::Task {
     co_await p.sync();
@@ -381,7 +274,7 @@ TEST(VmmcLcp, LongSendScattersInTwoPiecesByteExact) {
   const uint32_t len = 3 * kPage + 1000, va = (kVBase << 12) + 0x123, proxy = 4 * kPage + 0x456;
   const auto data = pattern(len, 3);
   put_virt(h, 0, 0, va, data);
-  Poster ps{h, 0, 0};
+  Poster ps(h, 0, 0);
   uint32_t seq = 0;
   bool finished = false;
   h.spawn(0, "tx", [&](host::Process& p) -> host::Task {
@@ -425,7 +318,7 @@ TEST(VmmcLcp, CompletionWordsAndRejections) {
   const uint32_t va = kVBase << 12;
   const auto data = pattern(2 * kPage, 5);
   put_virt(h, 0, 0, va, data);
-  Poster ps{h, 0, 0};
+  Poster ps(h, 0, 0);
   std::vector<uint32_t> words;
   bool finished = false;
   h.spawn(0, "tx", [&](host::Process& p) -> host::Task {
@@ -435,7 +328,7 @@ TEST(VmmcLcp, CompletionWordsAndRejections) {
     s = ps.post_long(p, va, 10 * kPage, 100); // proxy page 10: no OPT entry
     co_await ps.wait_done(p, s);
     words.push_back(ps.done_word());
-    s = ps.post_long(p, va, 0x800000, 100); // proxy page 2048: past the table
+    s = ps.post_long(p, va, h.kOptPages * kPage, 100); // proxy page OPT_PAGES: past the table
     co_await ps.wait_done(p, s);
     words.push_back(ps.done_word());
     s = ps.post_long(p, va + 10, 2 * kPage + 10, 3000);
@@ -446,8 +339,8 @@ TEST(VmmcLcp, CompletionWordsAndRejections) {
   h.run([&] { return finished; });
   ASSERT_EQ(words.size(), 4u);
   EXPECT_EQ(words[0], 1u);
-  EXPECT_EQ(words[1], 2u | kRejected);
-  EXPECT_EQ(words[2], 3u | kRejected);
+  EXPECT_EQ(words[1], 2u | h.kRejected);
+  EXPECT_EQ(words[2], 3u | h.kRejected);
   EXPECT_EQ(words[3], 4u);
   EXPECT_EQ(h.pcounter(0, 0, "bad_proxy"), 2u);
   EXPECT_EQ(h.mem(1, kRecvPage0 * kPage, 2 * kPage), data);
@@ -469,7 +362,7 @@ TEST(VmmcLcp, TlbMissStormWithConflictingSets) {
   }
   const auto big = pattern(40 * kPage, 40);
   put_virt(h, 0, 0, (kVBase + 100) << 12, big);
-  Poster ps{h, 0, 0};
+  Poster ps(h, 0, 0);
   bool finished = false;
   h.spawn(0, "tx", [&](host::Process& p) -> host::Task {
     uint32_t s = 0;
@@ -506,10 +399,10 @@ TEST(VmmcLcp, MissOutstandingDoesNotBlockOthers) {
   import_pages(h, 0, 1, 0, 1, kRecvPage0 + 2, 1);
   import_pages(h, 1, 0, 0, 0, kRecvPage0, 1);
   h.start();
-  const Time t0 = h.c().kernel().now();
+  const Time t0 = h.cluster().kernel().now();
   const auto data = pattern(kPage, 7);
   put_virt(h, 0, 0, kVBase << 12, data);
-  Poster a{h, 0, 0}, b{h, 0, 1}, c{h, 1, 0};
+  Poster a(h, 0, 0), b(h, 0, 1), c(h, 1, 0);
   Time long_done = 0, short_seen = 0, back_seen = 0;
   uint32_t rejected_word = 0;
   h.spawn(0, "a", [&](host::Process& p) -> host::Task {
@@ -538,7 +431,7 @@ TEST(VmmcLcp, MissOutstandingDoesNotBlockOthers) {
   EXPECT_GT(long_done - t0, 300 * sim::kMicrosecond);
   EXPECT_LT(short_seen - t0, 100 * sim::kMicrosecond);
   EXPECT_LT(back_seen - t0, 100 * sim::kMicrosecond);
-  EXPECT_EQ(rejected_word, 2u | kRejected);
+  EXPECT_EQ(rejected_word, 2u | h.kRejected);
   EXPECT_EQ(h.pcounter(0, 0, "bad_vaddr"), 1u);
   EXPECT_EQ(h.mem(1, kRecvPage0 * kPage, kPage), data);
 }
@@ -554,7 +447,7 @@ TEST(VmmcLcp, NotificationsRecordedAndSignalled) {
   h.start();
   const auto data = pattern(2 * kPage, 11);
   put_virt(h, 0, 0, kVBase << 12, data);
-  Poster ps{h, 0, 0};
+  Poster ps(h, 0, 0);
   bool finished = false;
   h.spawn(0, "tx", [&](host::Process& p) -> host::Task {
     ps.post_short(p, 100, be_word(0x11223344), true);
@@ -596,7 +489,7 @@ TEST(VmmcLcp, TwoProcessesUseOnlyTheirOwnPageTables) {
   import_pages(h, 0, 1, 0, 1, kRecvPage0 + 1, 1);
   import_pages(h, 0, 0, 5, 1, kRecvPage0 + 5, 1); // only process 0 imported proxy page 5
   h.start();
-  Poster a{h, 0, 0}, b{h, 0, 1};
+  Poster a(h, 0, 0), b(h, 0, 1);
   bool done_a = false, done_b = false;
   h.spawn(0, "a", [&](host::Process& p) -> host::Task {
     co_await p.sync();
@@ -629,16 +522,16 @@ TEST(VmmcLcp, BadRequestsAreCountedAndWriteNothing) {
   h.start();
   const auto data = pattern(2 * kPage, 13);
   put_virt(h, 0, 0, kVBase << 12, data);
-  Poster ps{h, 0, 0};
+  Poster ps(h, 0, 0);
   bool finished = false;
   const auto big = pattern(129, 1);
   h.spawn(0, "tx", [&](host::Process& p) -> host::Task {
     co_await p.sync();
     ps.post_short(p, 7 * kPage, be_word(1));                       // invalid OPT entry
-    ps.post_short(p, 0x800000, be_word(2));                        // past OPT_PAGES
+    ps.post_short(p, h.kOptPages * kPage, be_word(2));                // past OPT_PAGES
     ps.post_short(p, 2 * kPage - 2, be_word(3));                   // crosses into another node's page
     ps.post_short(p, 0, big);                                      // short > 128
-    ps.post(p, 0, 0, 0 | kShort);                                  // length 0
+    ps.post(p, 0, 0, 0 | h.kShort);                                  // length 0
     ps.post_long(p, kVBase << 12, 0, 8 * 1024 * 1024 + 1);         // long > 8 MB
     ps.post_long(p, kVBase << 12, 0, 0);                           // long of 0 bytes
     ps.post_long(p, kVBase << 12, kPage - 100, 200 + kPage);       // second page crosses into another node
@@ -670,14 +563,14 @@ TEST(VmmcLcp, DestinationWithoutWriteIsNeverWritten) {
   h.map_proxy(0, 0, 1, 1, kRecvPage0 + 1);     // bogus: node 1 never set W for this page
   h.map_proxy(0, 0, 2, 1, 0xFFFFFF);          // beyond host memory
   h.map_proxy(0, 0, 3, 1, kRecvPage0 + 3);    // page 3 exported, page 4 not:
-  h.set_ipt(1, kRecvPage0 + 3, 0x80);
+  h.set_ipt(1, kRecvPage0 + 3, uint8_t(h.kIptW));
   h.map_proxy(0, 0, 4, 1, kRecvPage0 + 4);    //   a chunk spanning 3 and 4 is refused whole
   h.set_ipt(1, kRecvPage0 + 1, 0x40);         // N without W is still not writable
   for (uint32_t pg = 1; pg <= 5; ++pg) h.node(1).memory().fill((kRecvPage0 + pg) * kPage, kPage, 0xA5);
   h.start();
   const auto data = pattern(2 * kPage, 17);
   put_virt(h, 0, 0, kVBase << 12, data);
-  Poster ps{h, 0, 0};
+  Poster ps(h, 0, 0);
   bool finished = false;
   h.spawn(0, "tx", [&](host::Process& p) -> host::Task {
     co_await p.sync();
@@ -706,11 +599,11 @@ TEST(VmmcLcp, CorruptedPacketIsCountedAsBadCrc) {
   Lcp h(2);
   net::FaultPlan f;
   f.corrupt_packets = {1};
-  h.c().network().node_tx(0).set_faults(f);
+  h.cluster().network().node_tx(0).set_faults(f);
   h.open(0, 0);
   import_pages(h, 0, 0, 0, 1, kRecvPage0, 1);
   h.start();
-  Poster ps{h, 0, 0};
+  Poster ps(h, 0, 0);
   bool finished = false;
   h.spawn(0, "tx", [&](host::Process& p) -> host::Task {
     co_await p.sync();
@@ -740,9 +633,9 @@ TEST(VmmcLcp, BidirectionalLongSends) {
   const auto d0 = pattern(kBytes, 51), d1 = pattern(kBytes, 52);
   put_virt(h, 0, 0, (kVBase << 12) + 0x40, d0);
   put_virt(h, 1, 0, (kVBase << 12) + 0x40, d1);
-  Poster a{h, 0, 0}, b{h, 1, 0};
+  Poster a(h, 0, 0), b(h, 1, 0);
   int finished = 0;
-  Time t0 = h.c().kernel().now(), t_end = 0;
+  Time t0 = h.cluster().kernel().now(), t_end = 0;
   for (uint32_t n = 0; n < 2; ++n)
     h.spawn(n, "tx", [&, n](host::Process& p) -> host::Task {
       Poster& ps = n == 0 ? a : b;
@@ -779,7 +672,7 @@ TEST(VmmcLcp, OneWordLatency) {
   import_pages(h, 1, 0, 0, 0, kRecvPage0, 1);
   h.start();
   constexpr int kWarm = 3, kIters = 10;
-  Poster a{h, 0, 0}, b{h, 1, 0};
+  Poster a(h, 0, 0), b(h, 1, 0);
   Time t0 = 0, t1 = 0;
   bool finished = false;
   auto word = [](uint32_t v) {
@@ -833,7 +726,7 @@ Bandwidth measure_bandwidth(uint32_t bytes, uint32_t count, bool profile) {
   put_virt(h, 0, 0, va, data);
   const uint64_t last = kRecvPage0 * kPage + bytes - 4;
   std::vector<uint8_t> tail(data.end() - 4, data.end());
-  Poster ps{h, 0, 0};
+  Poster ps(h, 0, 0);
   Time t0 = 0, t1 = 0, s0 = 0, s1 = 0;
   // The end of the stream: the receiver's last delivery DMA.
   h.node(1).chip().on_event([&](const vm::ChipEventRecord& e) {
@@ -884,7 +777,7 @@ Bandwidth measure_bandwidth(uint32_t bytes, uint32_t count, bool profile) {
 TEST(VmmcLcp, LongSendBandwidth) {
   for (uint32_t kb : {4u, 64u, 1024u, 8192u}) {
     const Bandwidth b = measure_bandwidth(kb * 1024, kb >= 8192 ? 1 : kb >= 1024 ? 2 : 8,
-                                          kb == 64 && std::getenv("VMMC_PROFILE"));
+                                          kb == 64 && std::getenv("LK_PROFILE"));
     std::printf("VMMC LCP one-way bandwidth %5u KB: one message %.2f MB/s, stream %.2f MB/s\n", kb, b.single_mb_s,
                 b.stream_mb_s);
     // The target: 98% of the 110 MB/s the PCI DMA gives at 4 KB blocks (the paper: 108.4).

@@ -1,4 +1,4 @@
--- The instruments from Lua (sim/lua/instruments.cpp): profiler, timeline and capture,
+-- The instruments from Lua (lua/instruments.cpp): profiler, timeline and capture,
 -- utilisation, debugger, on the echo firmware. Exits non-zero on any failed check.
 
 local CTL, SEND_DATA, MAX_DATA = 0x10000, 0x11000 + 0x40, 65536

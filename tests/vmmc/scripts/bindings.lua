@@ -1,4 +1,4 @@
--- lk.vmmc bindings (sim/lua/vmmc.cpp): argument errors name the function, the argument and
+-- lk.vmmc bindings (lua/vmmc.cpp): argument errors name the function, the argument and
 -- the expectation; blocking calls work only from the calling process's own function and
 -- their errors are catchable Lua errors at the call; results (refused sends, denied
 -- imports) come back as values; notifications reach next_notification and handlers.

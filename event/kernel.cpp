@@ -1,0 +1,274 @@
+#include "event/kernel.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace lanaikit::sim {
+
+Kernel::Kernel() {
+  heap_.reserve(64);
+  for (int r = 0; r < kRuns; ++r) {
+    run_front_[r] = ~Key(0);
+    run_back_[r] = 0;
+  }
+}
+
+void Kernel::scheduled_in_the_past(Time at) const {
+  throw std::logic_error("event scheduled in the past: at " + std::to_string(at) + " ps, now " +
+                         std::to_string(now_) + " ps");
+}
+
+void Kernel::add_block() {
+  const uint32_t first = uint32_t(blocks_.size()) * kBlockSlots;
+  if (first + kBlockSlots > kMaxSlots)
+    throw std::length_error("kernel: more than " + std::to_string(kMaxSlots) +
+                            " events pending at once");
+  blocks_.push_back(std::make_unique<Slot[]>(kBlockSlots));
+  free_.reserve(first + kBlockSlots); // so freeing a slot never allocates
+  // Handed out lowest first.
+  for (uint32_t i = kBlockSlots; i-- > 0;) free_.push_back(first + i);
+}
+
+void Kernel::push(const Entry& e) {
+  const Key k = key_of(e);
+  // The run whose last entry is the latest before e; an empty one (last key 0) only if
+  // none fits.
+  int to = kHeap;
+  Key best = 0;
+  for (int r = 0; r < kRuns; ++r) {
+    const Key b = run_back_[r];
+    if (b < k && (to == kHeap || b > best)) {
+      to = r;
+      best = b;
+    }
+  }
+  // A new earliest entry ends up at the front of its run (so the run was empty) or at the
+  // heap's top.
+  const bool earliest = top_at_ < 0 || k < key_of(top_);
+  if (to != kHeap) {
+    if (runs_[to].empty()) run_front_[to] = k;
+    runs_[to].push_back(e);
+    run_back_[to] = k;
+  } else {
+    heap_push(e);
+  }
+  if (earliest) {
+    top_ = e;
+    top_src_ = to;
+    top_at_ = e.at;
+  }
+}
+
+void Kernel::heap_push(const Entry& e) {
+  size_t i = heap_.size();
+  heap_.push_back(e);
+  Entry* h = heap_.data();
+  while (i > 0) {
+    const size_t parent = (i - 1) / 2;
+    if (!before(e, h[parent])) break;
+    h[i] = h[parent];
+    i = parent;
+  }
+  h[i] = e;
+}
+
+// Removes the heap's top: the hole it leaves goes down to a leaf along the smaller
+// children, then the last entry fills it from there upwards (it usually belongs near the
+// bottom).
+void Kernel::heap_pop() {
+  const Entry last = heap_.back();
+  heap_.pop_back();
+  const size_t n = heap_.size();
+  if (n == 0) return;
+  Entry* h = heap_.data();
+  size_t i = 0;
+  for (;;) {
+    size_t c = 2 * i + 1;
+    if (c >= n) break;
+    if (c + 1 < n && before(h[c + 1], h[c])) ++c;
+    h[i] = h[c];
+    i = c;
+  }
+  while (i > 0) {
+    const size_t parent = (i - 1) / 2;
+    if (!before(last, h[parent])) break;
+    h[i] = h[parent];
+    i = parent;
+  }
+  h[i] = last;
+}
+
+void Kernel::find_top() {
+  Key m = heap_.empty() ? ~Key(0) : key_of(heap_.front());
+  int src = kHeap;
+  for (int r = 0; r < kRuns; ++r) {
+    if (run_front_[r] < m) {
+      m = run_front_[r];
+      src = r;
+    }
+  }
+  top_src_ = src;
+  if (src == kHeap && heap_.empty()) {
+    top_at_ = -1;
+    return;
+  }
+  top_ = src == kHeap ? heap_.front() : runs_[src].front();
+  top_at_ = top_.at;
+}
+
+void Kernel::pop_min() {
+  if (top_src_ == kHeap) {
+    heap_pop();
+  } else {
+    Fifo<Entry>& run = runs_[top_src_];
+    run.pop_front();
+    if (run.empty()) {
+      run_front_[top_src_] = ~Key(0);
+      run_back_[top_src_] = 0;
+    } else {
+      run_front_[top_src_] = key_of(run.front());
+    }
+  }
+  find_top();
+}
+
+// Keeps the earliest entry live.
+void Kernel::drop_dead_top() {
+  while (top_at_ >= 0 && !live(top_)) {
+    pop_min();
+    --dead_;
+  }
+}
+
+// Dead entries are the majority: keep only the live ones. The order events run in is a
+// function of their keys alone, so where an entry sits does not matter.
+void Kernel::compact() {
+  std::erase_if(heap_, [this](const Entry& e) { return !live(e); });
+  std::make_heap(heap_.begin(), heap_.end(), [](const Entry& a, const Entry& b) { return before(b, a); });
+  std::vector<Entry> keep;
+  for (int r = 0; r < kRuns; ++r) {
+    Fifo<Entry>& run = runs_[r];
+    keep.clear();
+    for (; !run.empty(); run.pop_front())
+      if (live(run.front())) keep.push_back(run.front());
+    for (const Entry& e : keep) run.push_back(e);
+    run_front_[r] = run.empty() ? ~Key(0) : key_of(run.front());
+    run_back_[r] = run.empty() ? 0 : key_of(run.back());
+  }
+  dead_ = 0;
+  find_top();
+}
+
+bool Kernel::cancel(EventId id) {
+  const uint64_t low = id & ((uint64_t(1) << kSlotBits) - 1);
+  if (low == 0 || low > uint64_t(blocks_.size()) * kBlockSlots) return false;
+  const uint32_t index = uint32_t(low - 1);
+  Slot& s = slot(index);
+  if (s.seq == 0 || (s.seq << kSlotBits) != (id & ~((uint64_t(1) << kSlotBits) - 1))) return false;
+  s.seq = 0;
+  s.fn.reset();
+  free_.push_back(index);
+  --live_;
+  ++dead_;
+  drop_dead_top();
+  if (dead_ > 64 && dead_ > live_) compact();
+  return true;
+}
+
+size_t Kernel::add_agent(Agent* agent) {
+  agents_.push_back(AgentState{agent, -1});
+  return agents_.size() - 1;
+}
+
+void Kernel::wake(size_t index, Time at) {
+  if (at < now_)
+    throw std::logic_error("agent woken in the past: at " + std::to_string(at) + " ps, now " +
+                           std::to_string(now_) + " ps");
+  agents_.at(index).resume = at;
+}
+
+void Kernel::sleep(size_t index) { agents_.at(index).resume = -1; }
+
+void Kernel::run_agent(size_t index, Time horizon) {
+  AgentState& a = agents_[index];
+  now_ = a.resume;
+  ++agent_batches_;
+  const Time resume = a.agent->advance(horizon);
+  // The agent may have slept or woken itself (or been woken by what it did); its return
+  // value is the final word.
+  if (resume >= 0 && resume < now_)
+    throw std::logic_error("agent resumes in the past: " + std::to_string(resume) + " ps");
+  agents_[index].resume = resume;
+}
+
+uint64_t Kernel::run_until(Time limit) {
+  stop_ = false;
+  uint64_t ran = 0;
+  while (!stop_) {
+    const Time next = next_time();
+    // The runnable agent with the earliest resume time (ties: the lowest index), and the
+    // earliest resume time of the others (-1: none).
+    size_t best = 0;
+    Time best_resume = -1, others = -1;
+    for (size_t i = 0; i < agents_.size(); ++i) {
+      const Time r = agents_[i].resume;
+      if (r < 0) continue;
+      if (best_resume < 0 || r < best_resume) {
+        others = best_resume;
+        best = i;
+        best_resume = r;
+      } else if (others < 0 || r < others) {
+        others = r;
+      }
+    }
+    // Agents strictly before the next event (and before the limit) go first; at equal
+    // times the event runs first.
+    if (best_resume >= 0 && best_resume < limit && (next < 0 || best_resume < next)) {
+      Time horizon = limit;
+      if (next >= 0 && next < horizon) horizon = next;
+      if (others >= 0 && others + lookahead_ < horizon) horizon = others + lookahead_;
+      run_agent(best, horizon);
+      continue;
+    }
+    if (next < 0 || next > limit) {
+      if (limit > now_) now_ = limit;
+      break;
+    }
+    const Entry e = top_;
+    pop_min();
+    drop_dead_top();
+    Slot& s = slot(e.slot);
+    const uint64_t seq = s.seq;
+    const uint32_t tag = s.tag;
+    s.seq = 0;
+    --live_;
+    now_ = e.at;
+    mix(uint64_t(e.at));
+    mix((uint64_t(uint8_t(uint8_t(e.key >> kSeqBits) ^ 0x80u)) << 32) | tag);
+    mix(seq);
+    ++events_run_;
+    ++ran;
+    // The callback runs in its slot (which no one else can take until it is freed here),
+    // then goes, even if it throws.
+    struct Release {
+      Kernel& k;
+      Slot& s;
+      uint32_t index;
+      ~Release() {
+        s.fn.reset();
+        k.free_.push_back(index);
+      }
+    } release{*this, s, e.slot};
+    s.fn();
+  }
+  return ran;
+}
+
+uint64_t Kernel::run() {
+  stop_ = false;
+  uint64_t ran = 0;
+  while (!stop_ && !idle()) ran += run_until(next_time());
+  return ran;
+}
+
+} // namespace lanaikit::sim

@@ -1,0 +1,317 @@
+// The discrete-event kernel: one queue of timed callbacks, deterministic by construction.
+//
+// Order of execution: by time; at equal times by `order` (a small integer a component
+// chooses for its kind of event, lower first); at equal time and order, in the order the
+// events were scheduled (FIFO). Nothing else — no pointer values, no hash order — decides,
+// so the same inputs give the same run, bit for bit.
+//
+// Every executed event folds (time, order, sequence number, tag) into a running 64-bit
+// trace hash, and components may fold in values of their own (Kernel::trace): two runs
+// agree iff their hashes agree, which is what the determinism tests compare.
+#pragma once
+
+#include "event/fifo.h"
+#include "event/time.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <new>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace lanaikit::sim {
+
+// A move-only `void()` callable with inline storage: what the kernel runs, and what timed
+// models keep for their completions. A callable of up to kInlineBytes that moves without
+// throwing lives in the object itself (a lambda capturing `this` and a few values, or a
+// whole std::function), so creating, moving and running one allocates nothing; a larger
+// one goes to the heap. An empty std::function or null function pointer makes an empty
+// Callback.
+class Callback {
+public:
+  static constexpr size_t kInlineBytes = 40;
+
+  Callback() noexcept = default;
+  Callback(std::nullptr_t) noexcept {}
+  template <class F, class D = std::decay_t<F>,
+            std::enable_if_t<!std::is_same_v<D, Callback> && std::is_invocable_r_v<void, D&>,
+                             int> = 0>
+  Callback(F&& f) { // NOLINT: implicit, like std::function's
+    emplace<D>(std::forward<F>(f));
+  }
+  Callback(Callback&& o) noexcept { take(o); }
+  Callback& operator=(Callback&& o) noexcept {
+    if (this != &o) {
+      reset();
+      take(o);
+    }
+    return *this;
+  }
+  Callback(const Callback&) = delete;
+  Callback& operator=(const Callback&) = delete;
+  ~Callback() { reset(); }
+
+  // Replaces the callable (assign(Callback&&) moves, anything else is built in place).
+  template <class F> void assign(F&& f) {
+    using D = std::decay_t<F>;
+    if constexpr (std::is_same_v<D, Callback>) {
+      static_assert(!std::is_lvalue_reference_v<F>, "a Callback is moved in: std::move it");
+      *this = std::move(f);
+    } else {
+      reset();
+      emplace<D>(std::forward<F>(f));
+    }
+  }
+
+  explicit operator bool() const noexcept { return ops_ != nullptr; }
+  void operator()() { ops_->invoke(buf_); }
+  void reset() noexcept {
+    if (ops_) {
+      if (ops_->destroy) ops_->destroy(buf_);
+      ops_ = nullptr;
+    }
+  }
+
+private:
+  struct Ops {
+    void (*invoke)(void* buf);
+    void (*relocate)(void* to, void* from) noexcept; // null: the bytes are the object
+    void (*destroy)(void* buf) noexcept;             // null: nothing to do
+  };
+
+  template <class D> static constexpr bool kInline =
+      sizeof(D) <= kInlineBytes && alignof(D) <= alignof(std::max_align_t) &&
+      std::is_nothrow_move_constructible_v<D>;
+  template <class D> static constexpr bool kTrivial =
+      std::is_trivially_copyable_v<D> && std::is_trivially_destructible_v<D>;
+
+  template <class D> static constexpr Ops kInlineOps{
+      [](void* b) { (*std::launder(static_cast<D*>(b)))(); },
+      kTrivial<D> ? nullptr
+                  : +[](void* to, void* from) noexcept {
+                      D* f = std::launder(static_cast<D*>(from));
+                      ::new (to) D(std::move(*f));
+                      f->~D();
+                    },
+      kTrivial<D> ? nullptr
+                  : +[](void* b) noexcept { std::launder(static_cast<D*>(b))->~D(); }};
+  template <class D> static constexpr Ops kHeapOps{
+      [](void* b) { (**static_cast<D**>(b))(); }, nullptr,
+      [](void* b) noexcept { delete *static_cast<D**>(b); }};
+
+  template <class D, class F> void emplace(F&& f) {
+    if constexpr (std::is_pointer_v<D> || std::is_member_pointer_v<D>) {
+      if (f == nullptr) return;
+    } else if constexpr (std::is_same_v<D, std::function<void()>>) {
+      if (!f) return;
+    }
+    if constexpr (kInline<D>) {
+      ::new (static_cast<void*>(buf_)) D(std::forward<F>(f));
+      ops_ = &kInlineOps<D>;
+    } else {
+      *reinterpret_cast<D**>(buf_) = new D(std::forward<F>(f));
+      ops_ = &kHeapOps<D>;
+    }
+  }
+  void take(Callback& o) noexcept {
+    if (!o.ops_) return;
+    if (o.ops_->relocate) o.ops_->relocate(buf_, o.buf_);
+    else std::memcpy(buf_, o.buf_, kInlineBytes);
+    ops_ = o.ops_;
+    o.ops_ = nullptr;
+  }
+
+  alignas(std::max_align_t) unsigned char buf_[kInlineBytes];
+  const Ops* ops_ = nullptr;
+};
+
+// A component that runs ahead of the event queue in batches: a chip's CPU. Agents are not
+// events: they never enter the queue or the trace hash, so how far one runs per batch
+// cannot change anything observable (docs/sim.md, "Run-ahead agents").
+class Agent {
+public:
+  virtual ~Agent() = default;
+  // Called with Kernel::now() equal to the agent's resume time. Runs the agent while its
+  // local time is before `horizon`; everything it does that another component can see is
+  // done with now() equal to the time it happens (an agent stops and asks to be resumed at
+  // that time first). Returns the agent's new resume time (>= now), or -1 when it has
+  // nothing to do until Kernel::wake() is called for it.
+  virtual Time advance(Time horizon) = 0;
+};
+
+// Unique per kernel among any 2^40 consecutively scheduled events; 0 is never used.
+using EventId = uint64_t;
+
+class Kernel {
+public:
+  using Callback = sim::Callback;
+
+  Kernel();
+  Kernel(const Kernel&) = delete;
+  Kernel& operator=(const Kernel&) = delete;
+
+  Time now() const { return now_; }
+
+  // Runs `fn` (anything a Callback holds) at time `at` (>= now). `tag` names the kind of
+  // event in the trace hash.
+  template <class F>
+  EventId schedule_at(Time at, F&& fn, uint32_t tag = 0, int8_t order = 0) {
+    if (at < now_) [[unlikely]] scheduled_in_the_past(at);
+    const uint32_t index = take_slot();
+    Slot& s = slot(index);
+    try {
+      s.fn.assign(std::forward<F>(fn));
+    } catch (...) {
+      free_.push_back(index);
+      throw;
+    }
+    const uint64_t seq = next_seq_++;
+    s.seq = seq;
+    s.tag = tag;
+    push(Entry{at, (uint64_t(uint8_t(order) ^ 0x80u) << kSeqBits) | seq, index});
+    ++live_;
+    return (seq << kSlotBits) | (index + 1);
+  }
+  template <class F>
+  EventId schedule_in(Time delay, F&& fn, uint32_t tag = 0, int8_t order = 0) {
+    return schedule_at(now_ + delay, std::forward<F>(fn), tag, order);
+  }
+  // Cancels a pending event; returns false if it already ran, was cancelled or never was.
+  bool cancel(EventId id);
+
+  // Runs events until none is left at or before `limit`; then now() == limit (if the
+  // queue reached it) or the time of the last event run. Returns the number run.
+  uint64_t run_until(Time limit);
+  // Runs every event (until the queue is empty or stop() is called).
+  uint64_t run();
+  // Makes run()/run_until() return after the current event.
+  void stop() { stop_ = true; }
+
+  // Run-ahead agents. The kernel resumes the agent with the earliest resume time (ties: the
+  // one added first) whenever that time is before the next event; events at a time run
+  // before agents at that time. The horizon it gets is the earliest of: the next event,
+  // every other agent's resume time + lookahead(), and the run_until limit. The lookahead
+  // is the shortest time in which one agent's action can reach another (the cluster sets
+  // it from the network); 0 keeps agents in lock step with each other.
+  size_t add_agent(Agent* agent);
+  // Makes agent `index` runnable at time `at` (>= now), or moves its resume time.
+  void wake(size_t index, Time at);
+  // The agent no longer runs until woken.
+  void sleep(size_t index);
+  Time resume_time(size_t index) const { return agents_.at(index).resume; }
+  void set_lookahead(Time t) { lookahead_ = t; }
+  Time lookahead() const { return lookahead_; }
+  uint64_t agent_batches() const { return agent_batches_; }
+
+  // No events pending (runnable agents do not count: a polling CPU is never idle).
+  bool idle() const { return live_ == 0; }
+  size_t pending() const { return live_; }
+  // Time of the next pending event, or -1 if none.
+  Time next_time() const { return top_at_; }
+
+  uint64_t events_run() const { return events_run_; }
+  uint64_t trace_hash() const { return hash_; }
+  void trace(uint64_t value) { mix(value); }
+
+private:
+  // The queue holds small entries; the callbacks stay put in slots (in blocks that never
+  // move, so a callback runs where it was built and may schedule more). An entry's key is
+  // (order, sequence number) in one word, so (at, key) orders events exactly as (time,
+  // order, FIFO). Entries go to one of kRuns runs, FIFOs whose entries are in increasing
+  // order (an entry joins the run with the latest last entry before it, or an empty one),
+  // or, when none fits, to a binary min-heap: most components schedule at increasing times
+  // (a host posting PIO words, a link's chunks, a bus's transactions), so the runs take
+  // nearly everything in O(1) and the heap stays small. The earliest entry is the least of
+  // the runs' fronts and the heap's top. A slot holds the sequence number of its pending
+  // event, or 0; an entry whose slot no longer holds its number is a cancelled event,
+  // dropped when it becomes the earliest (which is always live) or when dead entries are
+  // the majority.
+  static constexpr unsigned kSeqBits = 56;
+  static constexpr uint64_t kSeqMask = (uint64_t(1) << kSeqBits) - 1;
+  static constexpr unsigned kSlotBits = 24; // EventId: sequence number << 24 | slot + 1
+  static constexpr uint32_t kMaxSlots = (uint32_t(1) << kSlotBits) - 1;
+  static constexpr unsigned kBlockBits = 8;
+  static constexpr uint32_t kBlockSlots = uint32_t(1) << kBlockBits;
+
+  struct Entry {
+    Time at;
+    uint64_t key; // (order ^ 0x80) << 56 | sequence number
+    uint32_t slot;
+  };
+  using Key = unsigned __int128; // (at, key): every entry's is > 0
+  static Key key_of(const Entry& e) { return Key(uint64_t(e.at)) << 64 | e.key; }
+  static bool before(const Entry& a, const Entry& b) { return key_of(a) < key_of(b); }
+  struct Slot {
+    Callback fn;
+    uint64_t seq = 0; // of the pending event in this slot; 0: none
+    uint32_t tag = 0;
+  };
+
+  Slot& slot(uint32_t index) { return blocks_[index >> kBlockBits][index & (kBlockSlots - 1)]; }
+  bool live(const Entry& e) { return slot(e.slot).seq == (e.key & kSeqMask); }
+  uint32_t take_slot() {
+    if (free_.empty()) [[unlikely]] add_block();
+    const uint32_t index = free_.back();
+    free_.pop_back();
+    return index;
+  }
+  void add_block();
+  static constexpr int kRuns = 4;
+  static constexpr int kHeap = -1;
+  void push(const Entry& e);
+  void heap_push(const Entry& e);
+  void heap_pop();
+  void pop_min();  // removes the earliest entry
+  void find_top(); // sets top_src_, top_at_
+  void drop_dead_top();
+  void compact();
+  [[noreturn]] void scheduled_in_the_past(Time at) const;
+
+  void mix(uint64_t v) {
+    // FNV-1a over the 8 bytes of the value, low byte first. A zero byte only multiplies by
+    // the prime, so when the top three are zero (times before 1.1 s, sequence numbers
+    // below 2^40, every (order, tag) word) they are one multiplication by its cube.
+    constexpr uint64_t kPrime = 0x100000001b3ull;
+    uint64_t h = hash_;
+    if ((v >> 40) == 0) {
+      for (int i = 0; i < 5; ++i) h = (h ^ ((v >> (8 * i)) & 0xFF)) * kPrime;
+      h *= kPrime * kPrime * kPrime;
+    } else {
+      for (int i = 0; i < 8; ++i) h = (h ^ ((v >> (8 * i)) & 0xFF)) * kPrime;
+    }
+    hash_ = h;
+  }
+
+  Time now_ = 0;
+  uint64_t next_seq_ = 1;
+  Fifo<Entry> runs_[kRuns];                     // each in increasing (at, key) order
+  Key run_front_[kRuns];                        // key of each run's first entry; ~0: empty
+  Key run_back_[kRuns];                         // key of each run's last entry; 0: empty
+  std::vector<Entry> heap_;                     // min-heap by (at, key)
+  Entry top_{};                                 // the earliest entry, if top_at_ >= 0
+  int top_src_ = kHeap;                         // where it is
+  Time top_at_ = -1;                            // its time; -1: no entry
+  std::vector<std::unique_ptr<Slot[]>> blocks_; // kBlockSlots slots each
+  std::vector<uint32_t> free_;                  // free slots, the last freed on top
+  size_t live_ = 0;
+  size_t dead_ = 0; // cancelled entries still queued
+  uint64_t events_run_ = 0;
+  uint64_t hash_ = 0xcbf29ce484222325ull;
+  bool stop_ = false;
+
+  struct AgentState {
+    Agent* agent;
+    Time resume = -1; // -1: asleep
+  };
+  void run_agent(size_t index, Time horizon);
+  std::vector<AgentState> agents_;
+  Time lookahead_ = 0;
+  uint64_t agent_batches_ = 0;
+};
+
+} // namespace lanaikit::sim

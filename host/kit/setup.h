@@ -1,0 +1,36 @@
+// Node set-up for a control program (docs/protocols.md, "Node set-up"): the steps every
+// protocol library performs before an experiment, in one convention.
+//
+//   kit::load(cluster, image);                        // every node: SRAM image, CPU at entry
+//   for (i ...) { kit::poke(node, view.ref("vmmc.node"), i);
+//                 kit::write_routes(cluster, i, view.ref("vmmc_routes")); }
+//   kit::start(cluster, &driver);
+//
+// Routes: a table (an array) of a struct with `len: u32` and `hops: u8[N]`, one entry per
+// destination node. The hops are right-aligned in `hops` so the firmware copies whole words
+// in front of a header (firmware/lib's Route); `len` is the hop count, or kNoRoute when the
+// destination has no route or one longer than N (the firmware refuses sends to it).
+#pragma once
+
+#include "assembler/image.h"
+#include "host/kit/image_view.h"
+#include "sim/cluster.h"
+
+#include <cstdint>
+
+namespace lanaikit::kit {
+
+class Driver;
+
+inline constexpr uint32_t kNoRoute = 0xFFFFFFFF;
+
+// Loads the image on every node (untimed; CPUs stopped at the entry until start()).
+void load(sim::Cluster& cluster, const assembler::FirmwareImage& image);
+// Writes node `node`'s route table (the network's source routes to every node). Throws
+// KitError if the table has fewer entries than the cluster has nodes.
+void write_routes(sim::Cluster& cluster, uint32_t node, const Ref& table);
+// Starts every node's CPU and, with a driver, its driver process right after it (node by
+// node, so events at time zero keep one order whatever the protocol).
+void start(sim::Cluster& cluster, Driver* driver = nullptr);
+
+} // namespace lanaikit::kit

@@ -1,0 +1,197 @@
+// lk.firmware and the Firmware type: images built with assembler::build through the
+// content-keyed cache (lua/firmware_cache.h).
+#include "lua/internal.h"
+
+#include <filesystem>
+
+namespace lanaikit::sim::lua {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Relative paths: the source tree first, then the script's directory.
+std::string resolve(const Runtime::Impl& rt, const std::string& p) {
+  if (fs::path(p).is_absolute()) return p;
+  std::error_code ec;
+  for (const std::string& base : {rt.opt.source_dir, rt.script_dir}) {
+    if (base.empty()) continue;
+    const fs::path c = fs::path(base) / p;
+    if (fs::exists(c, ec)) return c.lexically_normal().string();
+  }
+  return "";
+}
+
+assembler::OptLevel parse_opt(const TableArg& t, const std::string& s) {
+  std::string o = s;
+  if (o.rfind("-", 0) == 0) o.erase(0, 1);
+  if (o == "O0") return assembler::OptLevel::O0;
+  if (o == "O1") return assembler::OptLevel::O1;
+  if (o == "O2") return assembler::OptLevel::O2;
+  if (o == "Os") return assembler::OptLevel::Os;
+  t.fail("opt", "expected one of \"O0\", \"O1\", \"O2\", \"Os\", got \"" + s + "\"");
+}
+
+// lk.firmware{ sources = {...}, opt =, debug =, defines =, include =, nostdlib =,
+//              sram_bytes = } or lk.firmware("path")
+int lk_firmware(lua_State* L) {
+  Args a(L, "lk.firmware");
+  Runtime::Impl& rt = runtime_of(L);
+  std::vector<std::string> sources;
+  assembler::BuildOptions bo;
+  bo.startup = rt.opt.crt0;
+  bo.runtime = rt.opt.runtime_objects;
+  if (lua_type(L, 1) == LUA_TSTRING) {
+    const std::string s = a.string(1);
+    const std::string r = resolve(rt, s);
+    if (r.empty()) a.fail(1, "no such file '" + s + "' (looked in the source tree and the script's directory)");
+    sources.push_back(r);
+  } else {
+    const TableArg t = a.table(1);
+    t.only({"sources", "opt", "debug", "defines", "include", "nostdlib", "sram_bytes", "cflags"});
+    const auto srcs = t.opt_strings("sources");
+    if (!srcs || srcs->empty()) t.fail("sources", "expected a source file or a list of them");
+    for (size_t i = 0; i < srcs->size(); ++i) {
+      const std::string r = resolve(rt, (*srcs)[i]);
+      if (r.empty())
+        t.fail("sources[" + std::to_string(i + 1) + "]",
+               "no such file '" + (*srcs)[i] + "' (looked in the source tree and the script's directory)");
+      sources.push_back(r);
+    }
+    if (auto o = t.opt_string("opt")) bo.opt = parse_opt(t, *o);
+    bo.debug = t.opt_boolean("debug").value_or(false);
+    bo.nostdlib = t.opt_boolean("nostdlib").value_or(false);
+    if (auto d = t.opt_strings("defines")) bo.defines = *d;
+    if (auto f = t.opt_strings("cflags")) bo.extra_cflags = *f;
+    if (auto inc = t.opt_strings("include"))
+      for (size_t i = 0; i < inc->size(); ++i) {
+        const std::string r = resolve(rt, (*inc)[i]);
+        if (r.empty())
+          t.fail("include[" + std::to_string(i + 1) + "]", "no such directory '" + (*inc)[i] + "'");
+        bo.include_dirs.push_back(r);
+      }
+    if (auto s = t.opt_positive("sram_bytes")) bo.sram_size = uint32_t(*s);
+  }
+  std::shared_ptr<const assembler::FirmwareImage> image;
+  try {
+    image = rt.firmware_cache().get(sources, bo);
+  } catch (const std::exception& e) {
+    a.fail_message(std::string("build failed:\n") + e.what());
+  }
+  std::string label;
+  for (const auto& s : sources) label += (label.empty() ? "" : ", ") + fs::path(s).filename().string();
+  push_udata<FirmwareUD>(L, kFirmware, std::move(image), std::move(label));
+  return 1;
+}
+
+const assembler::FirmwareImage& image_of(const Args& a) {
+  auto& fw = a.self<FirmwareUD>(kFirmware);
+  if (!fw.image) a.fail_message("the firmware was collected");
+  return *fw.image;
+}
+
+int fw_symbol(lua_State* L) {
+  Args a(L, "Firmware:symbol", 1);
+  const auto& img = image_of(a);
+  const auto addr = img.symbol(a.string(1));
+  if (addr) lua_pushinteger(L, *addr);
+  else lua_pushnil(L);
+  return 1;
+}
+
+int fw_layout(lua_State* L) {
+  Args a(L, "Firmware:layout", 1);
+  const auto& img = image_of(a);
+  const std::string name = a.string(1);
+  const assembler::StructLayout* s = img.layout_table.find_struct(name);
+  if (!s) {
+    std::string have;
+    for (const auto& st : img.layout_table.structs) have += (have.empty() ? "" : ", ") + st.name;
+    a.fail(1, "no struct '" + name + "' in the image's layout table (it has: " +
+                  (have.empty() ? "none; layouts come from firmware-language sources" : have) + ")");
+  }
+  lua_createtable(L, 0, 4);
+  lua_pushstring(L, s->name.c_str());
+  lua_setfield(L, -2, "name");
+  lua_pushinteger(L, s->size);
+  lua_setfield(L, -2, "size");
+  lua_pushinteger(L, s->align);
+  lua_setfield(L, -2, "align");
+  lua_createtable(L, 0, int(s->fields.size()));
+  for (const auto& f : s->fields) {
+    lua_createtable(L, 0, 3);
+    lua_pushinteger(L, f.offset);
+    lua_setfield(L, -2, "offset");
+    lua_pushinteger(L, f.size);
+    lua_setfield(L, -2, "size");
+    lua_pushstring(L, f.type.c_str());
+    lua_setfield(L, -2, "type");
+    lua_setfield(L, -2, f.name.c_str());
+  }
+  lua_setfield(L, -2, "fields");
+  return 1;
+}
+
+int fw_handlers(lua_State* L) {
+  Args a(L, "Firmware:handlers", 1);
+  const auto& img = image_of(a);
+  lua_createtable(L, int(img.layout_table.handlers.size()), 0);
+  lua_Integer i = 0;
+  for (const auto& h : img.layout_table.handlers) {
+    lua_pushstring(L, h.c_str());
+    lua_rawseti(L, -2, ++i);
+  }
+  return 1;
+}
+
+int fw_globals(lua_State* L) {
+  Args a(L, "Firmware:globals", 1);
+  const auto& img = image_of(a);
+  lua_createtable(L, 0, int(img.layout_table.globals.size()));
+  for (const auto& g : img.layout_table.globals) {
+    lua_createtable(L, 0, 3);
+    lua_pushstring(L, g.type.c_str());
+    lua_setfield(L, -2, "type");
+    lua_pushinteger(L, g.size);
+    lua_setfield(L, -2, "size");
+    if (g.pinned_address) {
+      lua_pushinteger(L, *g.pinned_address);
+      lua_setfield(L, -2, "address");
+    }
+    lua_setfield(L, -2, g.name.c_str());
+  }
+  return 1;
+}
+
+int fw_entry(lua_State* L) {
+  Args a(L, "Firmware:entry", 1);
+  lua_pushinteger(L, image_of(a).entry);
+  return 1;
+}
+
+int fw_size(lua_State* L) {
+  Args a(L, "Firmware:size", 1);
+  lua_pushinteger(L, image_of(a).end());
+  return 1;
+}
+
+int fw_tostring(lua_State* L) {
+  auto* fw = static_cast<FirmwareUD*>(luaL_testudata(L, 1, kFirmware));
+  lua_pushfstring(L, "Firmware(%s)", fw && fw->image ? fw->label.c_str() : "collected");
+  return 1;
+}
+
+} // namespace
+
+void open_firmware(lua_State* L) {
+  static const luaL_Reg methods[] = {
+      {"symbol", wrap<fw_symbol>},   {"layout", wrap<fw_layout>}, {"handlers", wrap<fw_handlers>},
+      {"globals", wrap<fw_globals>}, {"entry", wrap<fw_entry>},   {"size", wrap<fw_size>},
+      {nullptr, nullptr},
+  };
+  new_type(L, kFirmware, methods, gc_udata<FirmwareUD>, fw_tostring);
+  lua_pushcfunction(L, wrap<lk_firmware>);
+  lua_setfield(L, -2, "firmware");
+}
+
+} // namespace lanaikit::sim::lua

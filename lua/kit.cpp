@@ -1,0 +1,92 @@
+// The binding kit (lua/kit.h).
+#include "lua/kit.h"
+
+namespace lanaikit::sim::lua {
+
+uint32_t node_arg(const Args& a, int arg, const ClusterBox& box) {
+  const uint32_t n = box.cluster->size();
+  if (lua_type(a.state(), a.index(arg)) == LUA_TUSERDATA) {
+    auto& nd = a.udata<NodeUD>(arg, kNode);
+    if (nd.box.get() != &box) a.fail(arg, "the node belongs to another cluster");
+    return nd.index;
+  }
+  return uint32_t(a.integer_in(arg, 0, int64_t(n) - 1,
+                               ("a Node or a node index in 0.." + std::to_string(n - 1)).c_str()));
+}
+
+host::VirtAddr vaddr32_arg(const Args& a, int arg) {
+  return host::VirtAddr(a.integer_in(arg, 0, 0xFFFFFFFFll, "a virtual address (0..0xFFFFFFFF)"));
+}
+
+LuaProc& caller_on(const Args& a, int arg, const ClusterBox& box, uint32_t node) {
+  LuaProc& lp = own_process(a, arg);
+  if (lp.box != &box) a.fail(arg, "the process belongs to another cluster");
+  if (lp.node != node)
+    a.fail(arg, "the process runs on node " + std::to_string(lp.node) + ", the endpoint is on node " +
+                    std::to_string(node));
+  return lp;
+}
+
+void push_fields(lua_State* L, const std::vector<std::pair<std::string, uint64_t>>& fields) {
+  lua_createtable(L, 0, int(fields.size()));
+  for (const auto& [name, value] : fields) set_int(L, name.c_str(), int64_t(value));
+}
+
+namespace {
+
+int callback_traceback(lua_State* L) {
+  const char* msg = lua_tostring(L, 1);
+  luaL_traceback(L, L, msg ? msg : "(error object is not a string)", 1);
+  return 1;
+}
+
+} // namespace
+
+void call_callback(ClusterBox& box, int ref, const std::function<int(lua_State*)>& push_args,
+                   const std::string& what) {
+  Runtime::Impl& rt = *box.rt;
+  if (rt.failed() || rt.closing) return;
+  lua_State* A = rt.aux;
+  if (!lua_checkstack(A, 16)) {
+    rt.fail(Outcome::ScriptError, what + " failed: the Lua stack is full");
+    box.cluster->kernel().stop();
+    return;
+  }
+  const int base = lua_gettop(A);
+  lua_pushcfunction(A, callback_traceback);
+  lua_rawgeti(A, LUA_REGISTRYINDEX, ref);
+  const int nargs = push_args(A);
+  const int status = lua_pcall(A, nargs, 0, base + 1);
+  if (status != LUA_OK) {
+    std::string error = lua_tostring(A, -1) ? lua_tostring(A, -1) : "(error object is not a string)";
+    lua_settop(A, base);
+    rt.fail(Outcome::ScriptError, what + " failed: " + error);
+    box.cluster->kernel().stop();
+    return;
+  }
+  lua_settop(A, base);
+}
+
+void ClusterAnchor::open(lua_State* L) const {
+  lua_newtable(L);
+  lua_setfield(L, LUA_REGISTRYINDEX, key_);
+}
+
+void ClusterAnchor::claim(const Args& a, int arg, const ClusterBox& box, const std::string& what) const {
+  lua_State* L = a.state();
+  lua_getfield(L, LUA_REGISTRYINDEX, key_);
+  lua_rawgetp(L, -1, &box);
+  const bool taken = !lua_isnil(L, -1);
+  lua_pop(L, 2);
+  if (taken) a.fail(arg, "the cluster already has a " + what + " (one per cluster: it owns every node's firmware)");
+  if (box.running) a.fail_message("the cluster is running (create the " + what + " from the main script)");
+}
+
+void ClusterAnchor::set(lua_State* L, const ClusterBox& box) const {
+  lua_getfield(L, LUA_REGISTRYINDEX, key_);
+  lua_pushvalue(L, -2);
+  lua_rawsetp(L, -2, &box);
+  lua_pop(L, 1);
+}
+
+} // namespace lanaikit::sim::lua
