@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -25,9 +26,18 @@ struct BuildOptions {
   // Link only the inputs: no startup object, no runtime (the inputs must define _start).
   bool nostdlib = false;
   std::vector<std::string> include_dirs; // -I for .c/.S inputs, import dirs for .fw
-  std::vector<std::string> defines;      // -D for .c/.S inputs
+  // -D NAME=VALUE: sets the `option const NAME` of .fw inputs (docs/language.md, "Build
+  // options") and is passed to clang for .c/.S inputs. See constant_overrides().
+  std::vector<std::string> defines;
   std::vector<std::string> extra_cflags; // more clang flags for .c/.S inputs
 };
+
+// The -D list as .fw constant overrides (name -> value as written; a later -D of a name
+// wins). `c_inputs`: the build also compiles .c/.S inputs, so a -D without a value is a
+// macro for them only. Otherwise every -D must be NAME=VALUE with NAME an identifier; a
+// malformed one is an error quoting it.
+llvm::Expected<std::map<std::string, std::string>>
+constant_overrides(const std::vector<std::string>& defines, bool c_inputs);
 
 // Turns one input into an object according to its extension: .c and .S through clang,
 // .fw through the firmware-language compiler (assembler/fw/compile.h), .s through the
@@ -37,6 +47,8 @@ llvm::Expected<Object> load_input(const std::string& path, const BuildOptions& o
 
 // Builds a firmware image from the inputs. Every input is compiled even if an earlier one
 // fails, and the error carries all diagnostics (compiler, assembler and linker) at once.
+// A -D that names no constant of any .fw module is an error unless the inputs include .c
+// or .S files (then it may be a macro of theirs).
 // Warnings of successful steps (clang warnings, line-table problems) go to `warnings` if
 // given.
 llvm::Expected<FirmwareImage> build(const std::vector<std::string>& inputs,

@@ -25,6 +25,10 @@ const StructLayout& FirmwareImage::layout(std::string_view struct_name) const {
   return layout_table.struct_layout(struct_name);
 }
 
+const ConstantLayout& FirmwareImage::constant(std::string_view name) const {
+  return layout_table.constant(name);
+}
+
 std::optional<uint32_t> FirmwareImage::handler_entry(std::string_view name) const {
   if (!layout_table.is_handler(name))
     return std::nullopt;

@@ -65,7 +65,7 @@ struct FirmwareImage {
   std::vector<Symbol> symbols;   // sorted by address, then name
   std::vector<std::string> files; // line table file names
   std::vector<LineRow> lines;     // sorted by address; empty without -g
-  // Struct layouts, globals and handler names exported by firmware-language objects,
+  // Struct layouts, globals, handler names and constants exported by firmware-language objects,
   // merged by the linker (docs/image.md, "The layout table"). Empty for C/assembly-only
   // images. (Named layout_table because layout() is the lookup below.)
   LayoutTable layout_table;
@@ -76,6 +76,9 @@ struct FirmwareImage {
   // The layout of a firmware struct: image.layout("SendReq").field("len").offset.
   // Throws std::out_of_range naming the struct and the structs the image has.
   const StructLayout& layout(std::string_view struct_name) const;
+  // A firmware constant: image.constant("MAX_PROCS").value. Throws std::out_of_range
+  // naming the constant and the constants the image has.
+  const ConstantLayout& constant(std::string_view name) const;
   // Address of a `handler` function's entry; nullopt if `name` is not a handler (or has no
   // symbol).
   std::optional<uint32_t> handler_entry(std::string_view name) const;

@@ -20,6 +20,11 @@ constexpr size_t kMinStruct = 4 + 4 + 4 + 4;  // name length, size, align, nfiel
 constexpr size_t kMinField = 4 + 4 + 4 + 4;   // name length, offset, size, type length
 constexpr size_t kMinGlobal = 4 + 4 + 4 + 4 + 4; // name, type lengths, size, flags, address
 constexpr size_t kMinHandler = 4;
+// The constants block follows the handlers; a table without constants has none, so its
+// bytes are those of a table written before constants existed (docs/image.md).
+constexpr char kConstantsTag[4] = {'L', 'K', 'C', 'N'};
+constexpr size_t kMinConstant = 4 + 4 + 4 + 4 + 4; // name, type lengths, flags, value
+constexpr uint32_t kConstantSigned = 1, kConstantOverridable = 2;
 
 class Writer {
 public:
@@ -107,6 +112,12 @@ std::string describe(const GlobalLayout& g) {
   return out + ")";
 }
 
+std::string describe(const ConstantLayout& c) {
+  std::string value = c.is_signed ? std::to_string(c.signed_value()) : std::to_string(c.value);
+  return "constant " + c.name + " (" + c.type + " = " + value +
+         (c.overridable ? ", overridable" : "") + ")";
+}
+
 template <class T>
 const T* find_by_name(const std::vector<T>& v, std::string_view name) {
   for (const T& x : v)
@@ -157,6 +168,20 @@ const GlobalLayout* LayoutTable::find_global(std::string_view name) const {
   return find_by_name(globals, name);
 }
 
+const ConstantLayout* LayoutTable::find_constant(std::string_view name) const {
+  return find_by_name(constants, name);
+}
+
+const ConstantLayout& LayoutTable::constant(std::string_view name) const {
+  if (const ConstantLayout* c = find_constant(name))
+    return *c;
+  std::vector<std::string> names;
+  for (const ConstantLayout& c : constants)
+    names.push_back(c.name);
+  throw std::out_of_range("no constant '" + std::string(name) + "' in the image (constants: " +
+                          join_names(names) + ")");
+}
+
 bool LayoutTable::is_handler(std::string_view name) const {
   return std::find(handlers.begin(), handlers.end(), name) != handlers.end();
 }
@@ -190,6 +215,17 @@ std::vector<uint8_t> encode_layout(const LayoutTable& table) {
   }
   for (const std::string& h : table.handlers)
     w.str(h);
+  if (!table.constants.empty()) {
+    w.buf.insert(w.buf.end(), kConstantsTag, kConstantsTag + 4);
+    w.u32(uint32_t(table.constants.size()));
+    for (const ConstantLayout& c : table.constants) {
+      w.str(c.name);
+      w.str(c.type);
+      w.u32((c.is_signed ? kConstantSigned : 0) | (c.overridable ? kConstantOverridable : 0));
+      w.u32(uint32_t(c.value >> 32));
+      w.u32(uint32_t(c.value));
+    }
+  }
   uint32_t length = uint32_t(w.buf.size());
   for (int i = 0; i < 4; ++i)
     w.buf[8 + i] = uint8_t(length >> (24 - 8 * i));
@@ -256,6 +292,27 @@ LayoutTable decode_layout(const uint8_t* data, size_t size) {
   t.handlers.reserve(nhandlers);
   for (uint32_t i = 0; i < nhandlers; ++i)
     t.handlers.push_back(r.str("handler name"));
+  if (r.left() >= 4 && std::memcmp(data + (size - r.left()), kConstantsTag, 4) == 0) {
+    r.u32("constants tag");
+    // An empty block is never written, so accepting one would make decoding lossy.
+    uint32_t nconstants = r.count("constant", kMinConstant);
+    if (nconstants == 0)
+      r.fail("empty constants block");
+    t.constants.reserve(nconstants);
+    for (uint32_t i = 0; i < nconstants; ++i) {
+      ConstantLayout c;
+      c.name = r.str("constant name");
+      c.type = r.str("constant type");
+      uint32_t flags = r.u32("constant flags");
+      if (flags & ~(kConstantSigned | kConstantOverridable))
+        r.fail("unknown constant flags " + std::to_string(flags));
+      c.is_signed = flags & kConstantSigned;
+      c.overridable = flags & kConstantOverridable;
+      uint64_t hi = r.u32("constant value");
+      c.value = (hi << 32) | r.u32("constant value");
+      t.constants.push_back(std::move(c));
+    }
+  }
   if (r.left() != 0)
     r.fail(std::to_string(r.left()) + " bytes after the last entry");
   return t;
@@ -265,6 +322,7 @@ void merge_layout(LayoutTable& into, const LayoutTable& from) {
   LayoutTable merged = into; // `into` stays as it was if this throws
   merge_entries(merged.structs, from.structs, "struct");
   merge_entries(merged.globals, from.globals, "global");
+  merge_entries(merged.constants, from.constants, "constant");
   for (const std::string& h : from.handlers)
     if (!merged.is_handler(h))
       merged.handlers.push_back(h);

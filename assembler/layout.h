@@ -1,5 +1,5 @@
 // The layout table a firmware image exports to host code: struct layouts (size, field
-// offsets and types), globals (pinned address, type) and handler names. Host libraries look
+// offsets and types), globals (pinned address, type), handler names and integer constants. Host libraries look
 // fields and queues up by name at run time, so editing firmware never requires rebuilding
 // C++ (ARCHITECTURE.md, "Firmware language").
 //
@@ -56,17 +56,40 @@ struct GlobalLayout {
   bool operator==(const GlobalLayout&) const = default;
 };
 
+// A top-level integer `const` of the firmware language, so hosts read queue depths and
+// packet sizes from the image instead of copying them (docs/image.md, "Constants").
+struct ConstantLayout {
+  std::string name;
+  // As in the language ("u32", "i16"); "int" for an untyped constant (`const PAGE = 4096;`).
+  std::string type;
+  // Two's complement bits: a signed value is sign-extended to 64 bits.
+  uint64_t value = 0;
+  bool is_signed = false;   // the type is signed, or an untyped constant is negative
+  bool overridable = false; // declared `option const`: a build may set it with -D
+
+  int64_t signed_value() const { return int64_t(value); }
+  bool operator==(const ConstantLayout&) const = default;
+};
+
 struct LayoutTable {
   std::vector<StructLayout> structs;  // sorted by name after merge
   std::vector<GlobalLayout> globals;  // sorted by name after merge
   std::vector<std::string> handlers;  // names of `handler` functions, sorted after merge
+  // Last, with a default, so that `LayoutTable{structs, globals, handlers}` stays complete.
+  std::vector<ConstantLayout> constants = {}; // sorted by name after merge
 
   const StructLayout* find_struct(std::string_view name) const;
   // The struct of that name; throws std::out_of_range naming it and the structs that exist.
   const StructLayout& struct_layout(std::string_view name) const;
   const GlobalLayout* find_global(std::string_view name) const;
   bool is_handler(std::string_view name) const;
-  bool empty() const { return structs.empty() && globals.empty() && handlers.empty(); }
+  const ConstantLayout* find_constant(std::string_view name) const;
+  // The constant of that name; throws std::out_of_range naming it and the constants that
+  // exist.
+  const ConstantLayout& constant(std::string_view name) const;
+  bool empty() const {
+    return structs.empty() && globals.empty() && handlers.empty() && constants.empty();
+  }
   bool operator==(const LayoutTable&) const = default;
 };
 

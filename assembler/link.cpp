@@ -684,8 +684,9 @@ void Linker::relocate() {
 }
 
 void Linker::merge_layouts() {
-  // Which object each struct and global came from first, to name both sides of a conflict.
-  std::map<std::string, unsigned> struct_from, global_from;
+  // Which object each struct, global and constant came from first, to name both sides of a
+  // conflict.
+  std::map<std::string, unsigned> struct_from, global_from, constant_from;
   LayoutTable& merged = image_.layout_table;
   for (unsigned oi : order_) {
     InObject& io = objs_[oi];
@@ -729,6 +730,8 @@ void Linker::merge_layouts() {
         add(st.name, struct_from, LayoutTable{{st}, {}, {}});
       for (const GlobalLayout& g : table.globals)
         add(g.name, global_from, LayoutTable{{}, {g}, {}});
+      for (const ConstantLayout& c : table.constants)
+        add(c.name, constant_from, LayoutTable{{}, {}, {}, {c}});
       merge_layout(merged, LayoutTable{{}, {}, table.handlers});
     }
   }

@@ -3,6 +3,7 @@
 #include "lua/internal.h"
 
 #include <filesystem>
+#include <map>
 
 namespace lanaikit::sim::lua {
 
@@ -30,6 +31,34 @@ assembler::OptLevel parse_opt(const TableArg& t, const std::string& s) {
   if (o == "O2") return assembler::OptLevel::O2;
   if (o == "Os") return assembler::OptLevel::Os;
   t.fail("opt", "expected one of \"O0\", \"O1\", \"O2\", \"Os\", got \"" + s + "\"");
+}
+
+// `defines = { "NDEBUG", PACKET_BYTES = 1024 }`: the list part as -D strings, the named
+// part as NAME=VALUE (integers, or strings such as "0x400"), in name order so the cache key
+// does not depend on table iteration order. Argument 1 is the options table.
+void append_constant_defines(lua_State* L, const TableArg& t, std::vector<std::string>& defines) {
+  lua_getfield(L, 1, "defines");
+  std::map<std::string, std::string> named;
+  if (lua_type(L, -1) == LUA_TTABLE) {
+    lua_pushnil(L);
+    while (lua_next(L, -2)) {
+      if (lua_type(L, -2) == LUA_TSTRING) {
+        const std::string name = lua_tostring(L, -2);
+        if (lua_isinteger(L, -1))
+          named[name] = std::to_string(lua_tointeger(L, -1));
+        else if (lua_type(L, -1) == LUA_TSTRING)
+          named[name] = lua_tostring(L, -1);
+        else {
+          const std::string got = describe(L, -1);
+          lua_pop(L, 3);
+          t.fail("defines." + name, "expected an integer, got " + got);
+        }
+      }
+      lua_pop(L, 1);
+    }
+  }
+  lua_pop(L, 1);
+  for (const auto& [name, value] : named) defines.push_back(name + "=" + value);
 }
 
 // lk.firmware{ sources = {...}, opt =, debug =, defines =, include =, nostdlib =,
@@ -62,6 +91,7 @@ int lk_firmware(lua_State* L) {
     bo.debug = t.opt_boolean("debug").value_or(false);
     bo.nostdlib = t.opt_boolean("nostdlib").value_or(false);
     if (auto d = t.opt_strings("defines")) bo.defines = *d;
+    append_constant_defines(L, t, bo.defines);
     if (auto f = t.opt_strings("cflags")) bo.extra_cflags = *f;
     if (auto inc = t.opt_strings("include"))
       for (size_t i = 0; i < inc->size(); ++i) {
@@ -163,6 +193,35 @@ int fw_globals(lua_State* L) {
   return 1;
 }
 
+// Lua integers are 64-bit signed: a u64 constant of 2^63 or more reads as its two's
+// complement (compare with math.ult), as the layout table stores it.
+int fw_constant(lua_State* L) {
+  Args a(L, "Firmware:constant", 1);
+  const auto& img = image_of(a);
+  const std::string name = a.string(1);
+  const assembler::ConstantLayout* c = img.layout_table.find_constant(name);
+  if (!c) {
+    std::string have;
+    for (const auto& k : img.layout_table.constants) have += (have.empty() ? "" : ", ") + k.name;
+    a.fail(1, "no constant '" + name + "' in the image's layout table (it has: " +
+                  (have.empty() ? "none; constants come from firmware-language sources" : have) +
+                  ")");
+  }
+  lua_pushinteger(L, lua_Integer(c->signed_value()));
+  return 1;
+}
+
+int fw_constants(lua_State* L) {
+  Args a(L, "Firmware:constants", 1);
+  const auto& img = image_of(a);
+  lua_createtable(L, 0, int(img.layout_table.constants.size()));
+  for (const auto& c : img.layout_table.constants) {
+    lua_pushinteger(L, lua_Integer(c.signed_value()));
+    lua_setfield(L, -2, c.name.c_str());
+  }
+  return 1;
+}
+
 int fw_entry(lua_State* L) {
   Args a(L, "Firmware:entry", 1);
   lua_pushinteger(L, image_of(a).entry);
@@ -187,6 +246,7 @@ void open_firmware(lua_State* L) {
   static const luaL_Reg methods[] = {
       {"symbol", wrap<fw_symbol>},   {"layout", wrap<fw_layout>}, {"handlers", wrap<fw_handlers>},
       {"globals", wrap<fw_globals>}, {"entry", wrap<fw_entry>},   {"size", wrap<fw_size>},
+      {"constant", wrap<fw_constant>}, {"constants", wrap<fw_constants>},
       {nullptr, nullptr},
   };
   new_type(L, kFirmware, methods, gc_udata<FirmwareUD>, fw_tostring);

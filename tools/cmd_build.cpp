@@ -9,6 +9,7 @@
 
 #include "llvm/Support/Error.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <sstream>
 
@@ -30,7 +31,9 @@ const char* const kHelp =
     "  -o FILE             output image (required unless --emit prints to stdout)\n"
     "  --sram-size BYTES   SRAM the image (and pinned .fw globals) must fit in (default 256K)\n"
     "  -I DIR              import directory for .fw, include directory for .c inputs\n"
-    "  -D NAME[=V]         passed to clang for .c inputs\n"
+    "  -D NAME=VALUE       sets the .fw constant declared 'option const NAME' (every .fw\n"
+    "                      input and import that declares it); also passed to clang for .c\n"
+    "                      and .S inputs, where -D NAME alone is a macro too\n"
     "  --emit=STAGE        compile one .fw file only and write that stage: ast (syntax\n"
     "                      tree), ir (LLVM IR after optimisation), asm (Lanai assembly) or\n"
     "                      obj (the relocatable object; needs -o)\n"
@@ -53,6 +56,12 @@ int emit_stage(const std::string& input, const std::string& stage,
   fo.debug = options.debug;
   fo.import_dirs = options.include_dirs;
   fo.sram_size = options.sram_size;
+  auto overrides = assembler::constant_overrides(options.defines, false);
+  if (!overrides) {
+    std::fprintf(stderr, "%s\n", llvm::toString(overrides.takeError()).c_str());
+    return 1;
+  }
+  fo.overrides = *overrides;
   const fw::Emit what = stage == "ast"  ? fw::Emit::Ast
                         : stage == "ir" ? fw::Emit::Ir
                         : stage == "asm" ? fw::Emit::Asm
@@ -60,6 +69,12 @@ int emit_stage(const std::string& input, const std::string& stage,
   fw::CompileResult r = fw::emit_text(input, what, fo);
   std::fputs(r.diagnostics.c_str(), stderr);
   if (!r.ok) return 1;
+  for (const auto& [name, value] : fo.overrides)
+    if (std::find(r.constants.begin(), r.constants.end(), name) == r.constants.end()) {
+      std::fprintf(stderr, "-D %s=%s: no constant '%s' in %s or its imports\n", name.c_str(),
+                   value.c_str(), name.c_str(), input.c_str());
+      return 1;
+    }
   const std::string& bytes = what == fw::Emit::Obj ? r.object.data : r.text;
   if (output.empty() || output == "-") {
     std::fwrite(bytes.data(), 1, bytes.size(), stdout);

@@ -130,6 +130,7 @@ struct Item {
   std::unique_ptr<Stmt> body;           // Fn (a BlockStmt)
   bool is_handler = false, is_export = false;
   bool is_volatile = false;             // Var: `volatile var`, every access is volatile
+  bool is_option = false;               // Const: `option const`, a build may override it (-D)
   Pos end_pos;                          // Fn: closing brace (for the implicit return's line)
   Symbol* sym = nullptr;                // sema
 };

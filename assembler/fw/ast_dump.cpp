@@ -84,6 +84,7 @@ struct Dumper {
     if (it.is_handler) t = "Handler " + it.name;
     if (it.is_export) t = "Export" + t;
     if (it.is_volatile) t = "Volatile" + t;
+    if (it.is_option) t = "Option" + t;
     if (it.type) t += ": " + type(it.type.get());
     line(0, t, it.pos);
     for (auto& f : it.fields) line(1, "Field " + f.name + ": " + type(f.type.get()), f.pos);

@@ -4,12 +4,14 @@
 
 #include <fstream>
 #include <mutex>
+#include <optional>
 #include <sstream>
 
 #include "assembler/fw/ast_dump.h"
 #include "assembler/fw/backend.h"
 #include "assembler/fw/codegen.h"
 #include "assembler/fw/diagnostics.h"
+#include "assembler/fw/overrides.h"
 #include "assembler/fw/parser.h"
 #include "assembler/fw/sema.h"
 #include "assembler/layout.h"
@@ -123,8 +125,29 @@ private:
   }
 };
 
-// The module's layout table: every struct, every global, the handlers defined here.
-assembler::LayoutTable layout_table(const Module& m) {
+// An integer constant as the layout table carries it; nullopt for bool constants and for
+// untyped ones outside [-2^63, 2^64) (sema evaluates those with 128 bits; 64 bits of two's
+// complement cannot say which value was meant, and no host variable holds it).
+std::optional<assembler::ConstantLayout> constant_layout(const Symbol& s) {
+  if (s.type && !s.type->is_int()) return std::nullopt; // bool, or an erroneous one
+  assembler::ConstantLayout c;
+  c.name = s.name;
+  c.overridable = s.item && s.item->is_option;
+  if (s.type) {
+    c.type = s.type->spelling();
+    c.is_signed = s.type->is_signed;
+  } else {
+    if (s.value < -(Int(1) << 63) || s.value >= (Int(1) << 64)) return std::nullopt;
+    c.type = "int";
+    c.is_signed = s.value < 0;
+  }
+  c.value = uint64_t(s.value); // low 64 bits: two's complement, sign-extended
+  return c;
+}
+
+// The module's layout table: every struct, every global, every integer constant, the
+// handlers defined here.
+assembler::LayoutTable layout_table(const Module& m, Diagnostics& diag) {
   assembler::LayoutTable t;
   for (const Symbol* s : m.decl_order) {
     if (s->kind == Symbol::StructSym) {
@@ -144,6 +167,13 @@ assembler::LayoutTable layout_table(const Module& m) {
       t.globals.push_back(std::move(g));
     } else if (s->kind == Symbol::Func && s->is_handler && s->defined_here) {
       t.handlers.push_back(s->name);
+    } else if (s->kind == Symbol::Const) {
+      if (auto c = constant_layout(*s))
+        t.constants.push_back(std::move(*c));
+      else if (!s->type && s->item)
+        diag.warning(s->pos, "constant '" + s->name + "' = " + int_to_string(s->value) +
+                                 " is outside the 64-bit range the layout table carries (" +
+                                 "-2^63 to 2^64-1); hosts cannot read it from the image");
     }
   }
   return t;
@@ -158,6 +188,12 @@ CompileResult compile(std::string_view source, const std::string& filename,
   const uint32_t root = sm.add(filename, std::string(source));
   Loader loader(m, diag, options);
   bool ok = loader.load(root, canonical(filename)) && diag.errors() == 0;
+  if (ok) {
+    for (auto& f : m.files)
+      for (auto& item : f->items)
+        if (item->kind == Item::Const) r.constants.push_back(item->name);
+    ok = apply_overrides(m, options.overrides, diag);
+  }
   if (ok && what == Emit::Ast) {
     r.text = dump_ast(m);
     r.ok = true;
@@ -174,7 +210,7 @@ CompileResult compile(std::string_view source, const std::string& filename,
   bo.debug = options.debug;
   bo.emit = what;
   bo.object_name = filename;
-  bo.layout = assembler::encode_layout(layout_table(m));
+  bo.layout = assembler::encode_layout(layout_table(m, diag));
   ok = run_backend(m, bo, diag, r);
   r.ok = ok;
   r.diagnostics = diag.text();

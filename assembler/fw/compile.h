@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,6 +21,10 @@ struct CompileOptions {
   bool debug = false;                     // -g
   std::vector<std::string> import_dirs;   // -I
   uint32_t sram_size = assembler::kDefaultSramSize; // for placement checks
+  // -D NAME=VALUE: new values for `option const` declarations, name -> value as written
+  // (assembler/fw/overrides.h). Names the module does not declare are ignored here; see
+  // CompileResult::constants.
+  std::map<std::string, std::string> overrides;
 };
 
 struct CompileResult {
@@ -27,6 +32,9 @@ struct CompileResult {
   std::string diagnostics;   // every error/warning/note, rendered
   assembler::Object object;  // when ok
   std::string text;          // for emit_text(): the AST dump, IR or assembly
+  // Every top-level constant the file and its imports declare (once parsing succeeded), so
+  // a build can tell a -D that names no constant anywhere.
+  std::vector<std::string> constants;
 };
 
 // Compiles source text; `filename` is used in diagnostics and debug info; imports resolve

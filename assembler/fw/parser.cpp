@@ -88,7 +88,7 @@ struct Builder {
   bool assign_compound = false;
   BinOp assign_op = BinOp::Add;
   Pos assign_pos;
-  bool is_export = false, is_handler = false, is_volatile = false;
+  bool is_export = false, is_handler = false, is_volatile = false, is_option = false;
   std::unique_ptr<Stmt> asm_stmt;
   // Start of the token that opened each construct being parsed (raw[] ranges are exact;
   // X3's _where is not the token's position).
@@ -494,6 +494,8 @@ struct Builder {
   void const_item() {
     Mark m = pop_mark();
     auto i = item(Item::Const);
+    i->is_option = is_option;
+    is_option = false;
     i->expr = pop_expr();
     if (types.size() > m.types) i->type = pop_type();
     std::tie(i->name, i->pos) = pop_name();
@@ -689,6 +691,7 @@ auto const a_param = [](auto& ctx) { B(ctx).param(); };
 auto const a_export = [](auto& ctx) { B(ctx).is_export = true; };
 auto const a_volatile = [](auto& ctx) { B(ctx).is_volatile = true; };
 auto const a_handler = [](auto& ctx) { B(ctx).is_handler = true; };
+auto const a_option = [](auto& ctx) { B(ctx).is_option = true; };
 auto const a_fn = [](auto& ctx) { B(ctx).fn_item(false); };
 auto const a_extern = [](auto& ctx) { B(ctx).fn_item(true); };
 
@@ -836,6 +839,9 @@ auto const fn_head_def = (omit[raw[kw("fn") | kw("handler")[a_handler]][a_mark_p
 auto const item_def =
     (kw("import") > string > ';')[a_import] |
     (kw("const")[a_mark] > ident > -(':' > type) > '=' > expr > ';')[a_const_item] |
+    // `option` is contextual (not reserved): it only ever starts a declaration.
+    (kw("option")[a_option] > kw("const")[a_mark] > ident > -(':' > type) > '=' > expr >
+     ';')[a_const_item] |
     (kw("struct")[a_mark] > ident > '{' > *((ident > ':' > type > ';')[a_field_decl]) >
      '}')[a_struct] |
     (kw("var")[a_mark] > ident > ':' > type > -('@' > expr) > -('=' > init) > ';')[a_var_item] |
@@ -907,8 +913,9 @@ const char* parse_from(Builder& b, const char* at, const char* last) {
 // with a keyword that begins a declaration. Resuming anywhere else would mostly produce
 // follow-on nonsense.
 const char* resume_point(const char* err, const char* last) {
-  static const char* const starts[] = {"fn",     "handler", "struct", "var",    "const",
-                                       "reg",    "import",  "export", "extern", "volatile"};
+  static const char* const starts[] = {"fn",     "handler", "struct", "var",      "const",
+                                       "reg",    "import",  "export", "extern",   "volatile",
+                                       "option"};
   const char* p = err;
   for (;;) {
     while (p < last && *p != '\n') ++p;

@@ -302,6 +302,11 @@ private:
       if (s->item->type) declared = resolve_type(*s->item->type, true), tpos = s->item->type->pos;
     }
     finish_const(s, e, declared, tpos);
+    // -D gives an integer (assembler/fw/overrides.h); a bool option could never be set.
+    if (s->item && s->item->is_option && s->type && !s->type->is_error() && !s->type->is_int()) {
+      diag_.error(s->pos, "an option constant must have an integer type, not " + q(s->type));
+      s->type = T().error();
+    }
     s->cstate = Symbol::Evaluated;
   }
 
