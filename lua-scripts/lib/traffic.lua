@@ -53,7 +53,7 @@ local function row(pattern, size, lat_ps, bytes, elapsed_ps, count)
     lat_min_us = s.min,
     lat_max_us = s.max,
     lat_p99_us = s.p99,
-    mb_per_s = ok and bytes * 1e6 / elapsed_ps or nil,
+    mb_per_s = ok and bytes / (elapsed_ps / 1e12) / 1e6 or nil,
     us_per_msg = ok and elapsed_ps / (count or s.n) / PS_PER_US or nil,
   }
 end
