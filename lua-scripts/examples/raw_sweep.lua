@@ -1,12 +1,13 @@
 -- raw_sweep.lua -- latency and bandwidth of raw messages (firmware/raw/raw.fw) on the
 -- simulated VMMC testbed (lua-scripts/platforms/vmmc.lua), with the generators of
--- lua-scripts/lib/traffic.lua.
+-- lua-scripts/lib/traffic.lua (the host library: lua-scripts/raw/raw.lua).
 --
 --   lanaikit run lua-scripts/examples/raw_sweep.lua [out.csv]
 --
 -- Prints one Markdown table per pattern; with an argument, also writes every row as CSV.
-local raw = require "raw"
+local raw = require "raw.raw"
 local traffic = require "traffic"
+local counters = require "counters"
 
 local platform = lk.platform("vmmc")
 local fw = lk.firmware { sources = { "firmware/raw/raw.fw" }, opt = "O2" }
@@ -36,11 +37,11 @@ show("uniform random, seed 1 (MB/s: aggregate)",
      traffic.random(t, { sizes = bandwidth_sizes, count = 60, warmup = 5, seed = 1 }))
 show("dissemination barrier, 4 nodes (8-byte messages)", traffic.barrier(t, { count = 50, warmup = 5 }))
 
-local bad = 0
-for i = 0, cluster:size() - 1 do
-  local k = net:counters(i)
-  bad = bad + k.bad_send + k.bad_crc + k.bad_magic + k.bad_len
-end
+local list = {}
+for i = 0, cluster:size() - 1 do list[#list + 1] = net:counters(i) end
+local sum = counters.check("raw", list, { zero = { "bad_send", "bad_crc", "bad_magic", "bad_len" },
+                                          equal = { { "sent", "delivered" } } })
+local bad = sum.bad_send + sum.bad_crc + sum.bad_magic + sum.bad_len
 io.write(("firmware: %d bad packets or descriptors; handlers: %s\n")
   :format(bad, table.concat(fw:handlers(), ", ")))
 if arg and arg[1] then

@@ -1,82 +1,64 @@
--- traffic.lua -- transport-agnostic traffic generators (docs/raw.md, "Traffic generators").
+-- traffic.lua -- traffic patterns over any protocol's transport adapter (docs/scripting.md,
+-- "The experiment harness"; docs/raw.md, "Traffic generators").
 --
--- A transport is a table:
+-- A transport adapter is what a protocol's host library provides so these patterns can
+-- drive it:
 --   { name = "raw", size = <nodes>, max_bytes = <largest message>, cluster = <Cluster>,
---     endpoint = function(p) -> ep }      -- ep:send(dest, string_or_length)
---                                         -- ep:recv([length_only]) -> src, data_or_length
--- (raw.lua's net:transport() is one). Each generator runs one phase per message size on
--- the transport's cluster: it spawns its processes at the current simulated time and runs
--- the cluster until they are done, so sizes never overlap and the network is idle between
--- them. Every generator returns a list of rows:
---   { pattern =, size =, count =, lat_median_us =, lat_min_us =, lat_max_us =,
---     lat_p99_us =, mb_per_s = }
+--     endpoint = function(p) -> ep,
+--     phase = <phase.new(...)>,     -- optional: how phases are scheduled (lib/phase.lua);
+--                                   -- default: at the cluster's time, stuck after phase_limit_ns
+--     receives = "each" | "last",   -- optional (default "each"): "last" for a protocol with
+--                                   -- no receive call, whose receiver can only watch for the
+--                                   -- last message of a stream (VMMC)
+--     before_size = function(pattern, size) }  -- optional: untimed set-up per size
+--   ep:send(dest, data_or_length [, { async =, last = }]) -> the protocol's result
+--   ep:recv(length_only [, { src =, size = }]) -> src, data_or_length
+-- (raw's net:transport() and vmmc_bench's transport are two.) Each pattern runs one phase
+-- per message size, so sizes never overlap and the network is idle between them, and
+-- returns a list of rows:
+--   { pattern =, size =, count =, lat_mean_us =, lat_median_us =, lat_min_us =,
+--     lat_max_us =, lat_p99_us =, mb_per_s =, us_per_msg = }
 -- count is the number of timed messages (after warm-up); latencies are per message, from
 -- the moment the sender starts ep:send to the moment the receiver's ep:recv returns (so
 -- under load they include queueing); mb_per_s is timed payload bytes over the time from the
--- first timed send to the last timed receive (10^6 bytes per second).
+-- first timed send to the last timed receive (10^6 bytes per second). Times are taken in
+-- integer picoseconds (p:now_ps), so no rounding accumulates.
 --
--- Common options: sizes (list of bytes), count (timed messages per flow), warmup (untimed
--- messages per flow first), verify (payloads from traffic.pattern, checked byte for byte,
--- in order per source; default true), recv_cost_ns (host time the receiving process
--- spends per message, to model a slow consumer), phase_limit_ns (simulated time a phase
--- may take before it is declared stuck, default 1 s).
+-- Common options: sizes (list of bytes), count (timed messages per flow, or a function of
+-- the size), warmup (untimed messages per flow first), verify (payloads from
+-- payload.pattern, checked byte for byte, in order per source; default true),
+-- recv_cost_ns (host time the receiving process spends per message, to model a slow
+-- consumer), phase_limit_ns (simulated time a phase may take before it is declared stuck,
+-- default 1 s; for transports without their own phase).
+local payload = require "payload"
+local phase = require "phase"
+local stats = require "stats"
+
 local traffic = {}
 
-local NS_PER_US = 1000
+traffic.pattern = payload.pattern -- kept under its old name for scripts that use it
 
--- ---------------------------------------------------------------------------------------
--- Payloads: byte k of message `seq` from `src` is
---   (src * 131 + seq * 7 + 3 * (k // 256) + k) mod 256,
--- so a byte that lands at the wrong offset, in the wrong message or from the wrong source
--- differs from the expected one (the 3 * (k // 256) term breaks the 256-byte period).
-local CYCLE
-do
-  local t = {}
-  for i = 0, 255 do t[#t + 1] = string.char(i) end
-  CYCLE = table.concat(t)
-  CYCLE = CYCLE .. CYCLE
-end
+local PS_PER_US = 1e6
 
-function traffic.pattern(src, seq, len)
-  local a = (src * 131 + seq * 7) % 256
-  local parts, k, j = {}, 0, 0
-  while k < len do
-    local start = (a + 3 * j) % 256
-    local n = math.min(256, len - k)
-    parts[#parts + 1] = CYCLE:sub(start + 1, start + n)
-    k, j = k + n, j + 1
-  end
-  return table.concat(parts)
-end
-
--- ---------------------------------------------------------------------------------------
--- Statistics.
-local function percentile(sorted, q)
-  if #sorted == 0 then return nil end
-  local i = math.max(1, math.ceil(q * #sorted))
-  return sorted[i]
-end
-
-local function row(pattern, size, lat_ns, bytes, elapsed_ns)
-  local s = {}
-  for i, v in ipairs(lat_ns) do s[i] = v end
-  table.sort(s)
-  local us = function(v) return v and v / NS_PER_US end
+-- A row from latency samples (ps), timed bytes and the time they took (ps).
+local function row(pattern, size, lat_ps, bytes, elapsed_ps, count)
+  local s = stats.summary(lat_ps, PS_PER_US)
+  local ok = bytes and elapsed_ps and elapsed_ps > 0
   return {
     pattern = pattern,
     size = size,
-    count = #s,
-    lat_median_us = us(s[(#s + 1) // 2]),
-    lat_min_us = us(s[1]),
-    lat_max_us = us(s[#s]),
-    lat_p99_us = us(percentile(s, 0.99)),
-    mb_per_s = (bytes and elapsed_ns and elapsed_ns > 0) and bytes / elapsed_ns * 1e3 or nil,
+    count = count or s.n,
+    lat_mean_us = s.mean,
+    lat_median_us = s.median,
+    lat_min_us = s.min,
+    lat_max_us = s.max,
+    lat_p99_us = s.p99,
+    mb_per_s = ok and bytes / (elapsed_ps / 1e12) / 1e6 or nil,
+    us_per_msg = ok and elapsed_ps / (count or s.n) / PS_PER_US or nil,
   }
 end
 traffic.row = row
 
--- ---------------------------------------------------------------------------------------
--- Phases.
 local function defaults(t, opts, sizes)
   opts = opts or {}
   local o = {}
@@ -95,33 +77,34 @@ local function defaults(t, opts, sizes)
   return o
 end
 
--- Spawns bodies = { {node =, name =, fn = function(p, ep) ... end}, ... } now and runs
--- the cluster until every one has returned.
+local function count_of(o, size)
+  if type(o.count) == "function" then return o.count(size) end
+  return o.count
+end
+
+-- Spawns bodies = { {node =, name =, fn = function(p, ep) ... end}, ... } as one phase of
+-- the transport and runs the cluster until every one has returned.
 function traffic.phase(t, bodies, limit_ns, what)
-  local c = t.cluster
-  local left = #bodies
-  local start = c:now_ns()
-  for _, b in ipairs(bodies) do
-    c:spawn(b.node, b.name, function(p)
-      b.fn(p, t.endpoint(p))
-      left = left - 1
-    end, start)
+  local wrapped = {}
+  for i, b in ipairs(bodies) do
+    local fn = b.fn
+    wrapped[i] = { node = b.node, name = b.name, fn = function(p) fn(p, t.endpoint(p)) end }
   end
-  c:run { for_ns = limit_ns or 1e9 }
-  if left > 0 then
-    error(("traffic: %s did not finish within %g us of simulated time (%d of %d processes still waiting)")
-      :format(what or "a phase", (limit_ns or 1e9) / 1e3, left, #bodies), 2)
-  end
+  if t.phase then return t.phase:run(wrapped, what) end
+  t.default_phase = t.default_phase or phase.new(t.cluster)
+  return t.default_phase:run(wrapped, "traffic: " .. (what or "a phase"), { limit_ns = limit_ns or 1e9 })
 end
 
 -- The general flow engine: sends[i] = list of destinations node i sends to, in order; the
--- first warm[i] of them are warm-up. Receivers expect exactly what the senders send.
+-- first warm[i] of them are warm-up. Receivers expect exactly what the senders send (or,
+-- with receives = "last", watch for each source's last message only).
 local function flows(t, o, name, size, sends, warm)
   local n = t.size
-  local expect = {}  -- expect[j] = messages node j receives
-  for j = 0, n - 1 do expect[j] = 0 end
+  local last_only = t.receives == "last"
+  local expect = {}  -- expect[j][i] = messages node j receives from node i
+  for j = 0, n - 1 do expect[j] = {} end
   for i = 0, n - 1 do
-    for _, d in ipairs(sends[i] or {}) do expect[d] = expect[d] + 1 end
+    for _, d in ipairs(sends[i] or {}) do expect[d][i] = (expect[d][i] or 0) + 1 end
   end
   local sent_at = {}   -- sent_at[i][d][seq] = time; negative = warm-up
   local lat, bytes = {}, 0
@@ -131,6 +114,8 @@ local function flows(t, o, name, size, sends, warm)
     local list = sends[i]
     if list and #list > 0 then
       sent_at[i] = {}
+      local last_to = {}
+      for k, d in ipairs(list) do last_to[d] = k end
       bodies[#bodies + 1] = { node = i, name = name .. "-tx" .. i, fn = function(p, ep)
         local seq = {}
         for k, d in ipairs(list) do
@@ -138,25 +123,41 @@ local function flows(t, o, name, size, sends, warm)
           seq[d] = s + 1
           local times = sent_at[i][d]
           if not times then times = {}; sent_at[i][d] = times end
-          local now = p:now_ns()
+          local now = p:now_ps()
           if k > warm[i] then
             times[s] = now
             if now < t_start then t_start = now end
           else
             times[s] = -1
           end
-          ep:send(d, o.verify and traffic.pattern(i, s, size) or size)
+          ep:send(d, o.verify and payload.pattern(i, s, size) or size, { async = true, last = last_to[d] == k })
         end
       end }
     end
   end
   for j = 0, n - 1 do
-    if expect[j] > 0 then
+    local total = 0
+    for _, c in pairs(expect[j]) do total = total + c end
+    if total > 0 and last_only then
+      bodies[#bodies + 1] = { node = j, name = name .. "-rx" .. j, fn = function(p, ep)
+        for i = 0, n - 1 do
+          local c = expect[j][i]
+          if c then
+            ep:recv(true, { src = i, size = size })
+            local now = p:now_ps()
+            local timed = 0
+            for s = 0, c - 1 do if sent_at[i][j][s] >= 0 then timed = timed + 1 end end
+            bytes = bytes + timed * size
+            if now > t_end then t_end = now end
+          end
+        end
+      end }
+    elseif total > 0 then
       bodies[#bodies + 1] = { node = j, name = name .. "-rx" .. j, fn = function(p, ep)
         local next_seq = {}
-        for _ = 1, expect[j] do
-          local src, data = ep:recv(not o.verify)
-          local now = p:now_ns()
+        for _ = 1, total do
+          local src, data = ep:recv(not o.verify, { size = size })
+          local now = p:now_ps()
           local s = next_seq[src] or 0
           next_seq[src] = s + 1
           local times = sent_at[src] and sent_at[src][j]
@@ -166,7 +167,7 @@ local function flows(t, o, name, size, sends, warm)
               :format(name, j, s, src))
           end
           if o.verify then
-            local want = traffic.pattern(src, s, size)
+            local want = payload.pattern(src, s, size)
             if data ~= want then
               local bad = 1
               while bad <= #want and data:byte(bad) == want:byte(bad) do bad = bad + 1 end
@@ -188,8 +189,11 @@ local function flows(t, o, name, size, sends, warm)
       end }
     end
   end
+  if t.before_size then t.before_size(name, size) end
   traffic.phase(t, bodies, o.phase_limit_ns, ("%s at %d bytes"):format(name, size))
-  return row(name, size, lat, bytes, t_end - t_start)
+  local timed = 0
+  for i = 0, n - 1 do timed = timed + math.max(0, #(sends[i] or {}) - (warm[i] or 0)) end
+  return row(name, size, lat, bytes, t_end - t_start, not last_only and #lat or timed)
 end
 traffic.flows = flows
 
@@ -200,25 +204,26 @@ local function repeat_dest(d, times)
 end
 
 -- ---------------------------------------------------------------------------------------
--- The generators.
+-- The patterns.
 
 -- Ping-pong between nodes a and b (default 0 and 1): a sends, b echoes back what it got.
--- Latency = half the round trip; mb_per_s = size / that latency.
+-- Latency = half the round trip; mb_per_s = size / the median latency.
 function traffic.pingpong(t, opts)
   local o = defaults(t, opts, { 0, 4, 64, 256, 1024, 4096 })
   local a, b = o.a or 0, o.b or 1
   local rows = {}
   for _, size in ipairs(o.sizes) do
     local lat = {}
-    local total = o.warmup + o.count
+    local total = o.warmup + count_of(o, size)
+    if t.before_size then t.before_size("pingpong", size) end
     traffic.phase(t, {
       { node = a, name = "ping", fn = function(p, ep)
         for k = 1, total do
-          local msg = o.verify and traffic.pattern(a, k, size) or size
-          local t0 = p:now_ns()
+          local msg = o.verify and payload.pattern(a, k, size) or size
+          local t0 = p:now_ps()
           ep:send(b, msg)
-          local src, data = ep:recv(not o.verify)
-          local rtt = p:now_ns() - t0
+          local src, data = ep:recv(not o.verify, { src = b, size = size })
+          local rtt = p:now_ps() - t0
           if src ~= b or data ~= msg then
             error(("traffic pingpong: round trip %d of %d bytes came back different (from node %s)")
               :format(k, size, tostring(src)))
@@ -228,7 +233,7 @@ function traffic.pingpong(t, opts)
       end },
       { node = b, name = "pong", fn = function(p, ep)
         for _ = 1, total do
-          local src, data = ep:recv(not o.verify)
+          local src, data = ep:recv(not o.verify, { src = a, size = size })
           if src ~= a then error("traffic pingpong: pong got a message from node " .. src) end
           ep:send(a, data)
         end
@@ -236,32 +241,67 @@ function traffic.pingpong(t, opts)
     }, o.phase_limit_ns, ("pingpong at %d bytes"):format(size))
     local r = row("pingpong", size, lat)
     r.mb_per_s = r.lat_median_us and r.lat_median_us > 0 and size / r.lat_median_us or nil
+    r.us_per_msg = nil
     rows[#rows + 1] = r
   end
   return rows
 end
 
--- One-way stream from node `from` (0) to node `to` (1).
+-- One-way stream from node `from` (0) to node `to` (1); the sends are asynchronous where
+-- the protocol has that.
 function traffic.stream(t, opts)
   local o = defaults(t, opts, { 64, 256, 1024, 4096 })
   local from, to = o.from or 0, o.to or 1
   local rows = {}
   for _, size in ipairs(o.sizes) do
     rows[#rows + 1] = flows(t, o, "stream", size,
-      { [from] = repeat_dest(to, o.warmup + o.count) }, { [from] = o.warmup })
+      { [from] = repeat_dest(to, o.warmup + count_of(o, size)) }, { [from] = o.warmup })
   end
   return rows
 end
 
--- Both directions between a (0) and b (1) at once; mb_per_s is the sum of both.
+-- Both directions between a (0) and b (1) at once, each a stream; mb_per_s is the sum.
 function traffic.bidirectional(t, opts)
   local o = defaults(t, opts, { 64, 256, 1024, 4096 })
   local a, b = o.a or 0, o.b or 1
   local rows = {}
   for _, size in ipairs(o.sizes) do
+    local n = o.warmup + count_of(o, size)
     rows[#rows + 1] = flows(t, o, "bidirectional", size,
-      { [a] = repeat_dest(b, o.warmup + o.count), [b] = repeat_dest(a, o.warmup + o.count) },
-      { [a] = o.warmup, [b] = o.warmup })
+      { [a] = repeat_dest(b, n), [b] = repeat_dest(a, n) }, { [a] = o.warmup, [b] = o.warmup })
+  end
+  return rows
+end
+
+-- Exchange: a (0) and b (1) each send one message and wait for the peer's before the next
+-- (the VMMC paper's "synchronous send, bidirectional traffic"). mb_per_s is the total of
+-- both directions, 2 x count x size over the time from the first send to the last
+-- arrival; us_per_msg is that time per iteration.
+function traffic.exchange(t, opts)
+  local o = defaults(t, opts, { 1024, 4096 })
+  local a, b = o.a or 0, o.b or 1
+  local rows = {}
+  for _, size in ipairs(o.sizes) do
+    local n = count_of(o, size)
+    local t0, t1 = math.huge, 0
+    local function side(me, peer)
+      return { node = me, name = "exchange", fn = function(p, ep)
+        t0 = math.min(t0, p:now_ps())
+        for k = 1, n do
+          local msg = o.verify and payload.pattern(me, k, size) or size
+          ep:send(peer, msg)
+          local src, data = ep:recv(not o.verify, { src = peer, size = size })
+          if src ~= peer or data ~= (o.verify and payload.pattern(peer, k, size) or size) then
+            error(("traffic exchange: node %d, iteration %d of %d bytes: wrong message from node %s")
+              :format(me, k, size, tostring(src)))
+          end
+        end
+        t1 = math.max(t1, p:now_ps())
+      end }
+    end
+    if t.before_size then t.before_size("exchange", size) end
+    traffic.phase(t, { side(a, b), side(b, a) }, o.phase_limit_ns, ("exchange at %d bytes"):format(size))
+    rows[#rows + 1] = row("exchange", size, {}, 2 * n * size, t1 - t0, n)
   end
   return rows
 end
@@ -277,7 +317,7 @@ function traffic.alltoall(t, opts)
     local sends, warm = {}, {}
     for i = 0, n - 1 do
       local l = {}
-      for _ = 1, o.warmup + o.count do
+      for _ = 1, o.warmup + count_of(o, size) do
         for k = 1, n - 1 do l[#l + 1] = (i + k) % n end
       end
       sends[i], warm[i] = l, o.warmup * (n - 1)
@@ -299,7 +339,7 @@ function traffic.random(t, opts)
     local sends, warm = {}, {}
     for i = 0, n - 1 do
       local l = {}
-      for k = 1, o.warmup + o.count do
+      for k = 1, o.warmup + count_of(o, size) do
         local d = g:uniform(0, n - 2)
         l[k] = d >= i and d + 1 or d
       end
@@ -318,7 +358,7 @@ function traffic.manytoone(t, opts)
   for _, size in ipairs(o.sizes) do
     local sends, warm = {}, {}
     for i = 0, t.size - 1 do
-      if i ~= root then sends[i], warm[i] = repeat_dest(root, o.warmup + o.count), o.warmup end
+      if i ~= root then sends[i], warm[i] = repeat_dest(root, o.warmup + count_of(o, size)), o.warmup end
     end
     rows[#rows + 1] = flows(t, o, "manytoone", size, sends, warm)
   end
@@ -331,13 +371,14 @@ end
 -- bytes (iteration, round) because a fast node's message of a later round or iteration may
 -- arrive before the one a node is waiting for; it is remembered until needed.
 -- Latency: per node and iteration, barrier exit minus entry. Also checks that in every
--- iteration no node left before the last one entered.
+-- iteration no node left before the last one entered. Needs receives = "each".
 function traffic.barrier(t, opts)
   local o = defaults(t, opts, { 8 })
+  if t.receives == "last" then error(("traffic barrier: the %s transport cannot receive every message"):format(t.name), 2) end
   local n = t.size
   local rounds = 0
   while (1 << rounds) < n do rounds = rounds + 1 end
-  local total = o.warmup + o.count
+  local total = o.warmup + count_of(o, 8)
   local enter, exit = {}, {}
   for it = 1, total do enter[it], exit[it] = {}, {} end
   local bodies = {}
@@ -345,7 +386,7 @@ function traffic.barrier(t, opts)
     bodies[#bodies + 1] = { node = i, name = "barrier" .. i, fn = function(p, ep)
       local seen = {} -- seen[it * 64 + r] = true
       for it = 1, total do
-        enter[it][i] = p:now_ns()
+        enter[it][i] = p:now_ps()
         for r = 0, rounds - 1 do
           local d = 1 << r
           ep:send((i + d) % n, string.pack(">I4I4", it, r))
@@ -360,7 +401,7 @@ function traffic.barrier(t, opts)
           end
           seen[key] = nil
         end
-        exit[it][i] = p:now_ns()
+        exit[it][i] = p:now_ps()
       end
     end }
   end
@@ -375,14 +416,14 @@ function traffic.barrier(t, opts)
     end
     if first_out < last_in then
       error(("traffic barrier: iteration %d: a node left at %.3f us, before the last entered at %.3f us")
-        :format(it, first_out / 1e3, last_in / 1e3))
+        :format(it, first_out / PS_PER_US, last_in / PS_PER_US))
     end
   end
   return { row("barrier", 8, lat) }
 end
 
 -- ---------------------------------------------------------------------------------------
--- Output.
+-- Output (lib/output.lua has the general table, CSV and SVG writers).
 traffic.columns = { "pattern", "size", "count", "lat_median_us", "lat_min_us", "lat_max_us",
                     "lat_p99_us", "mb_per_s" }
 

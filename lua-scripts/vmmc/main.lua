@@ -11,19 +11,18 @@
 -- overhead, and a comparison with the paper: 9.8 us, 108.4 MB/s, 91 MB/s.
 -- --quick: fewer sizes and iterations (for tests). --csv-dir: also write main.csv there.
 -- Everything is simulated time, so the numbers do not depend on the machine.
-local B = require "vmmc_bench"
+local args = require "args"
+local output = require "output"
+local B = require "vmmc.vmmc_bench"
 
-local o = B.args(arg, { quick = false, csv_dir = "", sizes = {} },
+local o = args.parse(arg, { quick = false, csv_dir = "", sizes = {} },
   "usage: main.lua [--quick] [--csv-dir DIR] [--sizes 4,64,...]")
 local wall0 = os.clock()
 local sizes = #o.sizes > 0 and o.sizes
-  or (o.quick and { 4, 64, 128, 256, 4096, 65536 } or B.pow2(4, 1 << 20))
+  or (o.quick and { 4, 64, 128, 256, 4096, 65536 } or args.pow2(4, 1 << 20))
 local lat_max = 65536        -- ping-pong up to 64 KB (Figure 2's range and beyond)
 local bidir_min = 1024       -- bidirectional from 1 KB (Figure 3)
-local max = 0
-for _, s in ipairs(sizes) do max = math.max(max, s) end
-
-local ctx = B.setup { nodes = 2, max_bytes = max }
+local ctx = B.setup { nodes = 2, max_bytes = args.max(sizes) }
 local plat = ctx.platform
 
 -- Latency (profiled per size: instructions per packet).
@@ -57,7 +56,7 @@ io.write(("VMMC on the simulated Myrinet: %s platform (%s), 2 nodes, one switch\
   :format(plat.name, plat.description))
 io.write(("LCP firmware/vmmc/vmmc.fw: %d bytes; set-up (export and import through the daemons, a warm-up word per direction) took %.0f us of simulated time\n\n")
   :format(ctx.fw:size(), ctx.setup_us))
-io.write(B.table(rows, columns, { size = "bytes", short = "short send", one_way_us = "one-way latency us",
+io.write(output.table(rows, columns, { size = "bytes", short = "short send", one_way_us = "one-way latency us",
   pp_mb_s = "ping-pong MB/s", stream_mb_s = "one-way MB/s", pct_limit = "% of 110 MB/s",
   bidir_mb_s = "bidirectional MB/s" }))
 
@@ -122,7 +121,7 @@ end
 io.write(("\nLCP counters: %d packets sent, %d received, 0 bad; TLB misses %d (first touches only: the buffers then stay in the TLB, as in the paper's measurements)\n")
   :format(counters.sent, counters.received, counters.tlb_misses))
 if o.csv_dir ~= "" then
-  local path = B.csv(o.csv_dir, "main", rows, { "size", "short", "one_way_us", "pp_mb_s", "stream_mb_s", "pct_limit",
+  local path = output.csv(o.csv_dir, "main", rows, { "size", "short", "one_way_us", "pp_mb_s", "stream_mb_s", "pct_limit",
     "bidir_mb_s", "packets", "insns_send_short", "insns_send_chunk", "insns_recv" })
   io.write("wrote ", path, "\n")
 end

@@ -24,11 +24,13 @@
 -- Prints messages and bytes delivered, checked and lost (must be 0), the LCP's counters
 -- (TLB misses, fills, bad packets: must be 0), simulated time, messages per simulated
 -- second and the wall time. Exit status 1 on any loss, corruption or bad counter.
-local B = require "vmmc_bench"
+local args = require "args"
+local phase = require "phase"
+local counters = require "counters"
 
 local usage = "usage: stress.lua [--messages N] [--seed S] [--nodes N] [--slots N] [--arena-mb MB]\n" ..
               "                  [--short-percent P] [--max-bytes N] [--stall-ms MS] [--quiet]"
-local o = B.args(arg, { messages = 20000, seed = 1, nodes = 4, slots = 8, arena_mb = 12, short_percent = 50,
+local o = args.parse(arg, { messages = 20000, seed = 1, nodes = 4, slots = 8, arena_mb = 12, short_percent = 50,
                         max_bytes = 65536, quiet = false, stall_ms = 20 }, usage)
 local N, NODES, SLOTS = math.floor(o.messages), math.floor(o.nodes), math.floor(o.slots)
 assert(NODES >= 2 and NODES <= 4, "stress: 2 to 4 nodes (two endpoints each)")
@@ -126,13 +128,12 @@ for i = 0, NODES - 1 do
   end
 end
 
-local t_end = 0
-local function phase(procs)
-  local start = math.max(c:now_ns(), t_end)
-  for _, pr in ipairs(procs) do
-    c:spawn(pr[1], pr[2], function(p) pr[3](p); t_end = math.max(t_end, p:now_ns()) end, start)
-  end
-  c:run {}
+-- Set-up phases: each starts when the previous one's processes have ended.
+local setup = phase.new(c, { after_processes = true })
+local function run_phase(procs)
+  local bodies = {}
+  for i, pr in ipairs(procs) do bodies[i] = { node = pr[1], name = pr[2], fn = pr[3] } end
+  setup:run(bodies, "stress set-up")
 end
 
 -- Exports: ring (i <- j) writable by sender j only; credit page of i by every receiver.
@@ -149,7 +150,7 @@ for i = 0, NODES - 1 do
     S[i].credit_export = S[i].ep:export(p, S[i].credits, 4096, { allow = allow })
   end }
 end
-phase(procs)
+run_phase(procs)
 procs = {}
 for i = 0, NODES - 1 do
   procs[#procs + 1] = { i, "import", function(p)
@@ -172,8 +173,8 @@ for i = 0, NODES - 1 do
     end
   end }
 end
-phase(procs)
-local setup_ns = t_end
+run_phase(procs)
+local setup_ns = setup.t_end
 
 -- ---- the run ------------------------------------------------------------------------------
 
@@ -360,10 +361,8 @@ io.write(("  simulated %.3f ms (after %.3f ms of set-up): %.0f messages/s, %.1f 
 io.write(("  wall %.2f s (CPU): %.0f messages per wall second\n"):format(wall, delivered / wall))
 lk.assert(lost == 0, ("stress: %d messages lost"):format(lost))
 lk.assert(checked_bytes == total_bytes, ("stress: %d bytes sent, %d checked"):format(total_bytes, checked_bytes))
-for _, k in ipairs { "bad_crc", "bad_magic", "bad_len", "bad_dest", "ep_bad_proxy", "ep_bad_len", "ep_bad_vaddr" } do
-  lk.assert((sum[k] or 0) == 0, ("stress: counter %s = %d"):format(k, sum[k] or 0))
-end
-lk.assert(sum.sent == sum.received, ("stress: %d packets sent, %d received"):format(sum.sent, sum.received))
+counters.check("stress", { sum }, { zero = { "bad_crc", "bad_magic", "bad_len", "bad_dest", "ep_bad_proxy", "ep_bad_len",
+                                             "ep_bad_vaddr" }, equal = { { "sent", "received" } } })
 if ARENA > 8 * 1048576 and longs > 0 then
   lk.assert(sum.tlb_misses > 0, "stress: a send arena larger than the TLB's reach caused no TLB miss")
 end

@@ -1,5 +1,5 @@
 -- Shared set-up for the tests in tests/traffic/ (run by `lanaikit run`, see CMakeLists.txt).
-local raw = require "raw"
+local raw = require "raw.raw"
 local traffic = require "traffic"
 
 local common = { raw = raw, traffic = traffic }

@@ -1,6 +1,6 @@
 -- raw.lua -- the host side of raw messages (firmware/raw/raw.fw; protocol in docs/raw.md).
 --
---   local raw = require "raw"
+--   local raw = require "raw.raw"    -- lua-scripts/raw/raw.lua
 --   local fw = lk.firmware{ sources = { "firmware/raw/raw.fw" } }
 --   local c = lk.cluster{ platform = plat, nodes = 4 }
 --   local net = raw.setup(c, fw, { platform = plat })   -- loads, sets up and starts every node
@@ -249,7 +249,10 @@ function Endpoint:recv(length_only)
   return src, data, seq
 end
 
--- A transport for lua-scripts/lib/traffic.lua over this network.
+-- A transport adapter for the harness (lua-scripts/lib/traffic.lua, sendcost.lua,
+-- profile.lua) over this network. The endpoints are raw's own: ep:send(dest, data)
+-- and ep:recv(length_only) take the adapter's calls as they are (the extra options and
+-- receive hints are of no use to raw, which receives every message from any source).
 function raw.Net:transport()
   local net = self
   return {
@@ -257,7 +260,14 @@ function raw.Net:transport()
     size = net.cluster:size(),
     max_bytes = raw.MAX_BYTES,
     cluster = net.cluster,
+    firmware = net.fw,
     endpoint = function(p) return net:endpoint(p) end,
+    packets = function(i)
+      local k = net:counters(i)
+      return k.sent, k.delivered
+    end,
+    -- 20 us with no process running: the firmware finishes what it was doing.
+    quiesce = function() net.cluster:run { for_ns = 20000 } end,
   }
 end
 
