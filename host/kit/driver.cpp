@@ -35,7 +35,7 @@ host::Task driver_loop(host::Process& p, sim::Node& node, std::shared_ptr<Driver
       }
       for (const auto& [mask, service] : sh->on_bits)
         if ((bits & mask) && service) co_await service(p, node.index());
-      for (const Service& service : sh->every_turn) co_await service(p, node.index());
+      for (const Driver::Service& service : sh->every_turn) co_await service(p, node.index());
       if (!bits) break;
     }
   }

@@ -13,14 +13,14 @@
 namespace lanaikit {
 namespace {
 
-struct Run {
+struct QueueRun {
   uint32_t entries = 0, wrong = 0;
   uint64_t consumed_reads = 0;
 };
 
 uint32_t value(uint32_t seq, uint32_t field) { return seq * 0x01000193u ^ (field + 1) * 0x9E3779B9u; }
 
-Run run_queue(const std::vector<std::string>& defines) {
+QueueRun run_queue(const std::vector<std::string>& defines) {
   const assembler::FirmwareImage img =
       test::build_firmware({test::source("tests/kit/fw/queue_consumer.fw")}, defines);
   test::LcpBench h(img, "lua-scripts/platforms/vmmc.lua", 1, "queue");
@@ -43,7 +43,7 @@ Run run_queue(const std::vector<std::string>& defines) {
     posted = true;
   });
   h.run([&] { return posted && h.peek(0, "q.done") == 1; }, 50 * sim::kMillisecond);
-  Run r;
+  QueueRun r;
   r.consumed_reads = q.consumed_reads();
   for (uint32_t k = 0; k < entries; ++k) {
     const std::string e = "q.out[" + std::to_string(k) + "]";
@@ -59,7 +59,7 @@ Run run_queue(const std::vector<std::string>& defines) {
 }
 
 TEST(KitSramQueue, PublishAfterCopyDeliversEveryEntryAcrossWrapsAndOvertaking) {
-  const Run r = run_queue({});
+  const QueueRun r = run_queue({});
   EXPECT_EQ(r.entries, 64u);
   EXPECT_EQ(r.wrong, 0u);
   // The producer ran into a full queue (it had to read `consumed`): the overtaking case
@@ -68,7 +68,7 @@ TEST(KitSramQueue, PublishAfterCopyDeliversEveryEntryAcrossWrapsAndOvertaking) {
 }
 
 TEST(KitSramQueue, PublishBeforeCopyIsCaught) {
-  const Run r = run_queue({"PUBLISH_FIRST=1"});
+  const QueueRun r = run_queue({"PUBLISH_FIRST=1"});
   EXPECT_EQ(r.entries, 64u);
   EXPECT_GT(r.wrong, 0u) << "publishing `consumed` before copying must let the producer overwrite entries";
 }
