@@ -4,7 +4,7 @@
  * The main loop polls ISR, as LANai control programs do: the CPU has nothing else to do,
  * and polling reacts within a few instructions. Bad packets (CRC error, wrong magic,
  * impossible length) and bad requests from the host are counted and dropped. */
-#include "../lib/lanai.h"
+#include "../lib/dma.h"
 #include "echo.h"
 
 #define W(addr) (*(volatile unsigned int *)(addr))
@@ -12,20 +12,7 @@
 
 static unsigned int completions;
 
-static void wait_send_idle(void) {
-  while (!(ISR & SEND_INT_BIT)) {
-  }
-}
-
-static void wait_dma_idle(void) {
-  while (!(ISR & DMA_INT_BIT)) {
-  }
-}
-
-static void arm_receive(void) {
-  RMP = ECHO_RECV_BUF;
-  RML = ECHO_RECV_BUF + ECHO_HEADER_BYTES + ECHO_MAX_DATA;
-}
+static void arm_receive(void) { lanai_recv_arm(ECHO_RECV_BUF, ECHO_HEADER_BYTES + ECHO_MAX_DATA); }
 
 /* The host rang the doorbell: send the message it left in the send buffer. (noinline: the
  * profiler counts each call as one event, and a handler must exist as a function.) */
@@ -48,9 +35,8 @@ __attribute__((noinline)) void send_message(void) {
   unsigned int start = hdr - rlen;
   const unsigned int routes = ECHO_CTL + ECHO_CTL_ROUTES + ECHO_MAX_ROUTE * dest;
   for (unsigned int i = 0; i < rlen; ++i) B(start + i) = B(routes + i);
-  wait_send_idle();
-  SMP = start;
-  SMLT = ECHO_SEND_DATA + len;
+  lanai_send_wait();
+  lanai_send_packet(start, ECHO_SEND_DATA + len);
   W(ECHO_CTL + ECHO_CTL_SENT) += 1;
 }
 
@@ -67,23 +53,17 @@ __attribute__((noinline)) void deliver(void) {
   }
   unsigned int host = W(ECHO_CTL + ECHO_CTL_HOST_BUF);
   if (len > 0) {
-    LAR = ECHO_RECV_BUF + ECHO_HEADER_BYTES;
-    EAR = host;
-    DMA_DIR = DMA_L2E;
-    CTR = len;
-    wait_dma_idle();
+    lanai_dma_start(ECHO_RECV_BUF + ECHO_HEADER_BYTES, host, len, DMA_L2E);
+    lanai_dma_wait();
   }
   completions += 1;
   W(ECHO_COMPLETION) = completions;
   W(ECHO_COMPLETION + 4) = len;
   W(ECHO_COMPLETION + 8) = W(ECHO_RECV_BUF + 4);
-  LAR = ECHO_COMPLETION;
-  EAR = host + ECHO_MAX_DATA;
-  DMA_DIR = DMA_L2E;
-  CTR = ECHO_COMPLETION_BYTES;
+  lanai_dma_start(ECHO_COMPLETION, host + ECHO_MAX_DATA, ECHO_COMPLETION_BYTES, DMA_L2E);
   W(ECHO_CTL + ECHO_CTL_RECEIVED) += 1;
   arm_receive();
-  wait_dma_idle();
+  lanai_dma_wait();
 }
 
 int main(void) {

@@ -1,7 +1,8 @@
 /* lanai.h -- the chip's memory-mapped registers for C firmware (docs/chip.md).
  *
  * The same map as vm/chip_regs.h (the simulator's side) and firmware/lib/lanai.fw (the
- * firmware language's side). Registers are 32-bit and must be accessed as words. */
+ * firmware language's side); tests/firmware/register_map_test.cpp fails on any difference.
+ * Registers are 32-bit and must be accessed as words. */
 #ifndef LANAIKIT_LANAI_H
 #define LANAIKIT_LANAI_H
 
@@ -31,7 +32,14 @@
 
 #define HOST_SIG_BIT  0x40000000u
 #define LINK_INT_BIT  0x01000000u
-#define LAN0_SIG_BIT  0x00010000u /* LANn_SIG_BIT = LAN0_SIG_BIT << n, n = 0..7 */
+#define LAN7_SIG_BIT  0x00800000u /* firmware -> host signals (SIG) */
+#define LAN6_SIG_BIT  0x00400000u
+#define LAN5_SIG_BIT  0x00200000u
+#define LAN4_SIG_BIT  0x00100000u
+#define LAN3_SIG_BIT  0x00080000u
+#define LAN2_SIG_BIT  0x00040000u
+#define LAN1_SIG_BIT  0x00020000u
+#define LAN0_SIG_BIT  0x00010000u
 #define CRC_INT_BIT   0x00008000u
 #define TIME0_INT_BIT 0x00000040u
 #define DMA_INT_BIT   0x00000010u /* level: host DMA idle */
@@ -42,6 +50,8 @@
 
 #define RECV_CRC_ERROR 1u
 #define RECV_TRUNCATED 2u
+#define LINK_UP        1u /* LINK_STATUS bits */
+#define LINK_STOPPED   2u
 
 /* Bare-ABI debug page (docs/abi.md). */
 #define LANAI_PUTC (*(volatile unsigned int *)0xFFFFF000u)
