@@ -67,7 +67,8 @@ std::map<std::string, uint64_t> PlatformSection::named_integers(const std::strin
   const PlatformSection t = section(key);
   if (t.table_.length() != 0) t.fail("[1]", "expected named entries only (name = value)");
   std::map<std::string, uint64_t> out;
-  for (const std::string& k : t.keys()) out[k] = t.integer(k, min, max);
+  for (const std::string& k : t.keys())
+    out[k] = t.integer(k, min, max);
   return out;
 }
 

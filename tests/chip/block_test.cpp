@@ -49,7 +49,8 @@ struct BlockRig {
     return uint32_t(b[0]) << 24 | uint32_t(b[1]) << 16 | uint32_t(b[2]) << 8 | b[3];
   }
   void run(Time until = 10 * sim::kMillisecond) {
-    while (!stopped && kernel.now() < until) kernel.run_until(until);
+    while (!stopped && kernel.now() < until)
+      kernel.run_until(until);
   }
 };
 
@@ -90,7 +91,8 @@ Outcome mailbox_run(uint64_t max_batch, bool all_exact = false) {
   o.exact_accesses = r.node->chip().counters().exact_accesses;
   o.batches = r.kernel.agent_batches();
   o.sum = r.result(0);
-  for (uint32_t i = 0; i < kRounds; ++i) o.seen_ns.push_back(r.result(1 + i));
+  for (uint32_t i = 0; i < kRounds; ++i)
+    o.seen_ns.push_back(r.result(1 + i));
   o.halted_at = r.node->chip().local_time();
   EXPECT_EQ(r.block->doorbells(), kRounds);
   return o;
@@ -100,13 +102,14 @@ TEST(RegisterBlock, FirmwareAndHostTalkThroughTheMailbox) {
   const Outcome o = mailbox_run(0);
   EXPECT_EQ(o.sum, 10u + 11 + 12 + 13 + 14);
   ASSERT_EQ(o.answers.size(), kRounds);
-  for (uint32_t i = 0; i < kRounds; ++i) EXPECT_EQ(o.answers[i], 2 * (10 + i)) << i;
+  for (uint32_t i = 0; i < kRounds; ++i)
+    EXPECT_EQ(o.answers[i], 2 * (10 + i)) << i;
   // Each word reaches the firmware one posted-write bus time (121 ns on the VMMC PCI)
   // after the host issued it, and no earlier.
   ASSERT_EQ(o.seen_ns.size(), kRounds);
   EXPECT_GE(Time(o.seen_ns[0]) * sim::kNanosecond, 3 * sim::kMicrosecond + 121 * sim::kNanosecond);
-  EXPECT_LT(Time(o.seen_ns[0]) * sim::kNanosecond, 3 * sim::kMicrosecond + 121 * sim::kNanosecond +
-                                                       sim::kMicrosecond);
+  EXPECT_LT(Time(o.seen_ns[0]) * sim::kNanosecond,
+            3 * sim::kMicrosecond + 121 * sim::kNanosecond + sim::kMicrosecond);
   // The host saw each interrupt no earlier than the doorbell's 300 ns delay plus the
   // interrupt latency after the word was seen.
   for (uint32_t i = 0; i < kRounds; ++i)
@@ -166,7 +169,8 @@ INSTANTIATE_TEST_SUITE_P(
     Misuse, RegisterBlockFault,
     ::testing::Values(
         BlockFaultCase{2, "mailbox: byte access at offset 0x3; its registers are 32-bit words"},
-        BlockFaultCase{3, "no register block at 0xfffff210 (attached: mailbox [0xfffff200, 0xfffff210))"},
+        BlockFaultCase{
+            3, "no register block at 0xfffff210 (attached: mailbox [0xfffff200, 0xfffff210))"},
         BlockFaultCase{4, "mailbox offset 0x4: COUNT is read-only"},
         BlockFaultCase{5, "mailbox offset 0x8: DOORBELL is write-only"}),
     [](const ::testing::TestParamInfo<BlockFaultCase>& info) {
@@ -188,7 +192,8 @@ TEST(RegisterBlock, AttachingRefusesOverlapsAndBlocksOutsideTheWindow) {
   EXPECT_THROW(chip.attach_block(vm::kBlockWindowEnd - 8, std::make_unique<MailboxBlock>()),
                std::invalid_argument); // runs into the LANai registers
   EXPECT_THROW(chip.attach_block(0x1000, std::make_unique<MailboxBlock>()), std::invalid_argument);
-  EXPECT_THROW(chip.attach_block(kBase + 18, std::make_unique<MailboxBlock>()), std::invalid_argument);
+  EXPECT_THROW(chip.attach_block(kBase + 18, std::make_unique<MailboxBlock>()),
+               std::invalid_argument);
   chip.attach_block(kBase + 16, std::make_unique<MailboxBlock>()); // adjacent is fine
 }
 
@@ -206,12 +211,16 @@ TEST(RegisterBlock, HostMisuseIsAnErrorNamingTheBlock) {
     }
     return std::string("no error");
   };
-  EXPECT_NE(message([&] { chip.host_write_block(kBase + MailboxBlock::COUNT, 1); })
-                .find("mailbox offset 0x4: COUNT is read-only"),
+  EXPECT_NE(message([&] {
+              chip.host_write_block(kBase + MailboxBlock::COUNT, 1);
+            }).find("mailbox offset 0x4: COUNT is read-only"),
             std::string::npos);
-  EXPECT_NE(message([&] { chip.host_read_block(kBase + 0x40); }).find("no register block at 0xfffff240"),
-            std::string::npos);
-  EXPECT_NE(message([&] { chip.host_read_block(kBase + 2); }).find("not a word in the register-block window"),
+  EXPECT_NE(
+      message([&] { chip.host_read_block(kBase + 0x40); }).find("no register block at 0xfffff240"),
+      std::string::npos);
+  EXPECT_NE(message([&] {
+              chip.host_read_block(kBase + 2);
+            }).find("not a word in the register-block window"),
             std::string::npos);
 }
 

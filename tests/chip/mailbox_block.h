@@ -34,10 +34,17 @@ public:
 
   vm::MmioStatus read(uint32_t offset, bool from_host, uint32_t& value) override {
     switch (offset) {
-    case MAILBOX: value = mailbox_; return vm::MmioStatus::Ok;
-    case COUNT: value = host_writes_; return vm::MmioStatus::Ok;
-    case NOW_NS: value = uint32_t(port().now() / sim::kNanosecond); return vm::MmioStatus::Ok;
-    case DOORBELL: return error("DOORBELL is write-only");
+    case MAILBOX:
+      value = mailbox_;
+      return vm::MmioStatus::Ok;
+    case COUNT:
+      value = host_writes_;
+      return vm::MmioStatus::Ok;
+    case NOW_NS:
+      value = uint32_t(port().now() / sim::kNanosecond);
+      return vm::MmioStatus::Ok;
+    case DOORBELL:
+      return error("DOORBELL is write-only");
     }
     (void)from_host;
     return vm::MmioStatus::Unmapped;
@@ -51,11 +58,14 @@ public:
       return vm::MmioStatus::Ok;
     case DOORBELL:
       ++doorbells_;
-      port().schedule_in(sim::Time(value) * sim::kNanosecond,
-                         [this] { port().raise_isr(kMailboxInt); }, kTagDoorbell);
+      port().schedule_in(
+          sim::Time(value) * sim::kNanosecond, [this] { port().raise_isr(kMailboxInt); },
+          kTagDoorbell);
       return vm::MmioStatus::Ok;
-    case COUNT: return error("COUNT is read-only");
-    case NOW_NS: return error("NOW_NS is read-only");
+    case COUNT:
+      return error("COUNT is read-only");
+    case NOW_NS:
+      return error("NOW_NS is read-only");
     }
     return vm::MmioStatus::Unmapped;
   }

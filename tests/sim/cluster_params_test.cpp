@@ -14,7 +14,8 @@ using namespace lanaikit::sim;
 namespace {
 
 Platform platform(const std::string& name) {
-  return load_platform(std::string(LANAIKIT_SOURCE_DIR) + "/lua-scripts/platforms/" + name + ".lua");
+  return load_platform(std::string(LANAIKIT_SOURCE_DIR) + "/lua-scripts/platforms/" + name +
+                       ".lua");
 }
 
 std::string error_of(const std::function<void()>& fn) {
@@ -29,10 +30,13 @@ std::string error_of(const std::function<void()>& fn) {
 TEST(ClusterParams, PlatformWithoutNicNeedsAnExplicitChoice) {
   const Platform dart = platform("dart");
   const std::string msg = error_of([&] { cluster_params(dart, 2); });
-  EXPECT_NE(msg.find("platform 'dart' describes no LANai-style NIC (no `nic` section)"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("platform 'dart' describes no LANai-style NIC (no `nic` section)"),
+            std::string::npos)
+      << msg;
   EXPECT_NE(msg.find("NicChoice::of(load_platform(\"vmmc.lua\"))"), std::string::npos) << msg;
-  EXPECT_NE(error_of([&] { cluster_params(platform("udm"), 8); }).find("platform 'udm' describes no"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of([&] { cluster_params(platform("udm"), 8); }).find("platform 'udm' describes no"),
+      std::string::npos);
 }
 
 TEST(ClusterParams, DartOnVmmcsLanaiTakesItsChipAndItsPci) {
@@ -53,7 +57,8 @@ TEST(ClusterParams, AnotherTestbedsNicOnThisPlatform) {
   const ClusterParams c = cluster_params(vmmc, 2, NicChoice::of(platform("hamlyn")));
   EXPECT_EQ(c.node.chip.clock_hz, 40000000u); // Hamlyn's LANai 4.0
   EXPECT_EQ(c.node.chip.sram_bytes, 512u * 1024);
-  EXPECT_EQ(c.node.pci.pio_read_latency, vmmc.pci->pio_read_latency); // the platform's own PCI first
+  EXPECT_EQ(c.node.pci.pio_read_latency,
+            vmmc.pci->pio_read_latency); // the platform's own PCI first
   EXPECT_TRUE(c.defaulted.empty());
   // The platform's own nic is the same as choosing it explicitly.
   const ClusterParams own = cluster_params(vmmc, 2);
@@ -66,11 +71,13 @@ TEST(ClusterParams, ExplicitNicBringsNoPci) {
   NicParams nic;
   nic.clock_hz = 50'000'000;
   nic.sram_bytes = 1 << 20;
-  const ClusterParams c = cluster_params(platform("vmmc"), 2, NicChoice::explicit_nic(nic, "a 50 MHz LANai"));
+  const ClusterParams c =
+      cluster_params(platform("vmmc"), 2, NicChoice::explicit_nic(nic, "a 50 MHz LANai"));
   EXPECT_EQ(c.node.chip.clock_hz, 50000000u);
-  const std::string msg =
-      error_of([&] { cluster_params(platform("dart"), 2, NicChoice::explicit_nic(nic, "a 50 MHz LANai")); });
-  EXPECT_NE(msg.find("platform 'dart' has no `pci` section and a 50 MHz LANai brings none"), std::string::npos)
+  const std::string msg = error_of(
+      [&] { cluster_params(platform("dart"), 2, NicChoice::explicit_nic(nic, "a 50 MHz LANai")); });
+  EXPECT_NE(msg.find("platform 'dart' has no `pci` section and a 50 MHz LANai brings none"),
+            std::string::npos)
       << msg;
 }
 
