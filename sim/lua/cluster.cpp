@@ -78,8 +78,8 @@ int lk_cluster(lua_State* L) {
   Args a(L, "lk.cluster");
   Runtime::Impl& rt = runtime_of(L);
   const TableArg t = a.table(1);
-  t.only({"platform", "nic", "nodes", "topology", "nodes_per_switch", "spines", "max_batch",
-          "host_pages", "stop_on_fault"});
+  t.only({"platform", "nodes", "topology", "nodes_per_switch", "spines", "max_batch", "host_pages",
+          "stop_on_fault", "nic"});
   const uint32_t nodes = uint32_t(t.opt_positive("nodes").value_or(2));
   if (nodes > 4096) t.fail("nodes", "at most 4096 nodes");
   Platform plat;
