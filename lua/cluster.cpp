@@ -35,12 +35,51 @@ uint32_t node_index(const Args& a, int arg, const ClusterBox& box) {
 
 // ---- lk.cluster ---------------------------------------------------------------------------
 
+// The `nic` argument: a platform name or table (its `nic`, and its `pci` for a platform
+// without one), or an explicit nic table { clock_hz =, sram_bytes =, cost = {...} },
+// checked as a platform's `nic` section is. Absent: the platform's own.
+std::optional<NicChoice> nic_choice(lua_State* L, Runtime::Impl& rt, const TableArg& t) {
+  const int ty = t.push("nic");
+  struct Pop {
+    lua_State* L;
+    ~Pop() { lua_pop(L, 1); }
+  } pop{L};
+  try {
+    if (ty == LUA_TNIL) return std::nullopt;
+    if (ty == LUA_TSTRING)
+      return NicChoice::of(load_platform(platform_path(rt.opt.source_dir, lua_tostring(L, -1))));
+    if (ty != LUA_TTABLE)
+      t.fail("nic", "expected a platform name, a platform table or a nic table { clock_hz = ..., "
+                    "sram_bytes = ... }, got " + describe(L, -1));
+    lua_getfield(L, -1, "clock_hz");
+    const bool nic_table = !lua_isnil(L, -1);
+    lua_pop(L, 1);
+    if (!nic_table) return NicChoice::of(platform_from_table(L, -1));
+    // Checked by the platform loader as { name = "nic", nic = <the table> }.
+    lua_createtable(L, 0, 2);
+    lua_pushstring(L, "nic");
+    lua_setfield(L, -2, "name");
+    lua_pushvalue(L, -2);
+    lua_setfield(L, -2, "nic");
+    struct PopWrapper {
+      lua_State* L;
+      ~PopWrapper() { lua_pop(L, 1); }
+    } pop_wrapper{L};
+    const Platform p = platform_from_table(L, -1);
+    return NicChoice::explicit_nic(*p.nic, "the explicit nic table");
+  } catch (const ArgError&) {
+    throw;
+  } catch (const std::exception& e) {
+    t.fail("nic", e.what());
+  }
+}
+
 int lk_cluster(lua_State* L) {
   Args a(L, "lk.cluster");
   Runtime::Impl& rt = runtime_of(L);
   const TableArg t = a.table(1);
   t.only({"platform", "nodes", "topology", "nodes_per_switch", "spines", "max_batch", "host_pages",
-          "stop_on_fault"});
+          "stop_on_fault", "nic"});
   const uint32_t nodes = uint32_t(t.opt_positive("nodes").value_or(2));
   if (nodes > 4096) t.fail("nodes", "at most 4096 nodes");
   Platform plat;
@@ -66,11 +105,12 @@ int lk_cluster(lua_State* L) {
   } catch (const std::exception& e) {
     t.fail("platform", e.what());
   }
+  const std::optional<NicChoice> nic = nic_choice(L, rt, t);
   ClusterParams params;
   try {
-    params = cluster_params(plat, nodes);
+    params = nic ? cluster_params(plat, nodes, *nic) : cluster_params(plat, nodes);
   } catch (const std::exception& e) {
-    t.fail("platform", e.what());
+    t.fail(nic ? "nic" : "platform", e.what());
   }
   if (auto topo = t.opt_string("topology")) {
     if (*topo == "switch") params.topology = Topology::SingleSwitch;
@@ -524,6 +564,22 @@ int n_registers(lua_State* L) {
   return 1;
 }
 
+// node:nic() -> { clock_hz =, sram_bytes =, cost = { base =, load_use =, mmio = } }: the
+// NIC the cluster was built with (the platform's, or lk.cluster's `nic`).
+int n_nic(lua_State* L) {
+  Args a(L, "Node:nic", 1);
+  const vm::ChipParams& c = node_self(a).chip().params();
+  lua_createtable(L, 0, 3);
+  set_int(L, "clock_hz", int64_t(c.clock_hz));
+  set_int(L, "sram_bytes", int64_t(c.sram_bytes));
+  lua_createtable(L, 0, 3);
+  set_int(L, "base", c.costs.base_cycles);
+  set_int(L, "load_use", c.costs.load_use_cycles);
+  set_int(L, "mmio", c.costs.mmio_cycles);
+  lua_setfield(L, -2, "cost");
+  return 1;
+}
+
 int n_powered(lua_State* L) {
   Args a(L, "Node:powered", 1);
   lua_pushboolean(L, node_self(a).chip().powered());
@@ -652,6 +708,7 @@ void open_cluster(lua_State* L) {
       {"host_write", wrap<n_host_write>},
       {"counters", wrap<n_counters>},
       {"registers", wrap<n_registers>},
+      {"nic", wrap<n_nic>},
       {"powered", wrap<n_powered>},
       {"running", wrap<n_running>},
       {"report", wrap<n_report>},

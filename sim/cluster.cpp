@@ -4,21 +4,51 @@
 
 namespace lanaikit::sim {
 
-ClusterParams cluster_params(const Platform& platform, uint32_t nodes) {
+NicChoice NicChoice::of(const Platform& platform) {
   if (!platform.nic)
-    throw std::invalid_argument("platform '" + platform.name +
-                                "' describes no LANai-style NIC (no `nic` section)");
+    throw std::invalid_argument(
+        "platform '" + platform.name +
+        "' describes no LANai-style NIC (no `nic` section): choose the NIC the experiment runs "
+        "on, e.g. lk.cluster{ platform = \"" + platform.name +
+        "\", nic = \"vmmc\" } in Lua, or cluster_params(platform, nodes, "
+        "NicChoice::of(load_platform(\"vmmc.lua\"))) in C++");
+  NicChoice c;
+  c.nic = *platform.nic;
+  c.pci = platform.pci;
+  c.source = platform.name + ".lua's nic";
+  return c;
+}
+
+NicChoice NicChoice::explicit_nic(NicParams nic, std::string source) {
+  NicChoice c;
+  c.nic = nic;
+  c.source = std::move(source);
+  return c;
+}
+
+ClusterParams cluster_params(const Platform& platform, uint32_t nodes) {
+  return cluster_params(platform, nodes, NicChoice::of(platform));
+}
+
+ClusterParams cluster_params(const Platform& platform, uint32_t nodes, const NicChoice& nic) {
   ClusterParams c;
   c.nodes = nodes;
-  c.node.chip.clock_hz = platform.nic->clock_hz;
-  c.node.chip.sram_bytes = platform.nic->sram_bytes;
-  c.node.chip.costs = platform.nic->costs;
+  c.node.chip.clock_hz = nic.nic.clock_hz;
+  c.node.chip.sram_bytes = nic.nic.sram_bytes;
+  c.node.chip.costs = nic.nic.costs;
   if (platform.pci) c.node.pci = *platform.pci;
-  else c.node.pci = host::PciParams::vmmc();
+  else if (nic.pci) c.node.pci = *nic.pci;
+  else
+    throw std::invalid_argument("platform '" + platform.name + "' has no `pci` section and " +
+                                nic.source +
+                                " brings none: give the platform a `pci` section or choose the "
+                                "NIC by a platform that has one");
   if (platform.host && platform.host->interrupt_latency)
     c.node.interrupt_latency = *platform.host->interrupt_latency;
   if (platform.link) c.link = *platform.link;
+  else c.defaulted.push_back("link");
   if (platform.net_switch) c.switch_config = *platform.net_switch;
+  else c.defaulted.push_back("switch");
   if (nodes > c.switch_config.ports) {
     c.topology = Topology::Clos;
     c.nodes_per_switch = c.switch_config.ports / 2;

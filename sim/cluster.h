@@ -14,6 +14,8 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <string>
 #include <vector>
 
 namespace lanaikit::sim {
@@ -28,12 +30,34 @@ struct ClusterParams {
   Topology topology = Topology::SingleSwitch;
   uint32_t nodes_per_switch = 4; // Chain and Clos
   uint32_t spines = 2;           // Clos
+  // Sections the platform did not give that took a struct's defaults ("link", "switch").
+  std::vector<std::string> defaulted;
 };
 
-// A cluster of `nodes` on the platform's hardware: the NIC, PCI, link and switch sections
-// (each missing section takes lanaikit's defaults: say so in reports). Throws
-// std::invalid_argument if the platform describes no LANai-style NIC.
+// The NIC a cluster's nodes carry: an experiment's explicit choice. DART's and UDM's
+// testbeds have no LANai (no `nic` section), so their experiments pick one, e.g. "DART's
+// operation logic on vmmc.lua's LANai 4.1": NicChoice::of(load_platform(".../vmmc.lua")).
+struct NicChoice {
+  NicParams nic;
+  // The card's host bus, used when the experiment's platform has no `pci` section (a
+  // LANai card comes with the PCI it was measured on). Unset for an explicit table.
+  std::optional<host::PciParams> pci;
+  std::string source; // "vmmc.lua's nic", for messages and reports
+
+  // The platform's `nic` (and its `pci`). Throws std::invalid_argument if it has none.
+  static NicChoice of(const Platform& platform);
+  // An explicit NIC (no PCI comes with it).
+  static NicChoice explicit_nic(NicParams nic, std::string source = "an explicit nic");
+};
+
+// A cluster of `nodes` on the platform's hardware: its NIC, PCI, link and switch sections.
+// The first form takes the platform's own `nic`, the second the chosen one. A platform
+// without `pci` takes the chosen card's; neither is an error naming what to pass. Missing
+// `link` and `switch` sections take net::LinkConfig's and net::SwitchConfig's defaults
+// and are listed in ClusterParams::defaulted. Throws std::invalid_argument if the platform
+// describes no LANai-style NIC and none was chosen.
 ClusterParams cluster_params(const Platform& platform, uint32_t nodes);
+ClusterParams cluster_params(const Platform& platform, uint32_t nodes, const NicChoice& nic);
 
 class Cluster {
 public:

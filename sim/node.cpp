@@ -95,6 +95,24 @@ host::Process::Awaiter Node::pio_read_reg(host::Process& p, uint32_t reg_offset,
   });
 }
 
+void Node::pio_write_block(host::Process& p, uint32_t addr, uint32_t value) {
+  p.post([this, addr, value] {
+    pci_.pio_write(4, [this, addr, value] { chip_.host_write_block(addr, value); });
+  }, kTagPio);
+  p.advance(pci_.params().pio_write_issue);
+}
+
+host::Process::Awaiter Node::pio_read_block(host::Process& p, uint32_t addr, uint32_t& out) {
+  return p.suspend([this, &p, addr, &out] {
+    p.post([this, &p, addr, &out] {
+      pci_.pio_read(4, [this, &p, addr, &out] {
+        out = chip_.host_read_block(addr);
+        p.resume();
+      });
+    }, kTagPio);
+  });
+}
+
 // ---- the chip's side ----------------------------------------------------------------------
 
 bool Node::host_range_ok(uint64_t addr, uint64_t len) const {

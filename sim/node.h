@@ -3,7 +3,8 @@
 // chips to the network.
 //
 // The host's view of the card is the PCI memory window: SRAM at offset 0 and the register
-// block (vm/chip_regs.h offsets). PIO writes are posted (the process pays the issue cost
+// block (vm/chip_regs.h offsets), and the protocol register blocks attached to the chip
+// (vm/register_block.h, by chip address). PIO writes are posted (the process pays the issue cost
 // and goes on; the write lands pio_write_latency later, behind whatever holds the bus);
 // PIO reads block the process for the whole bus transaction. One PCI transaction moves
 // one 32-bit word, as a Pentium without write combining issues them.
@@ -72,6 +73,10 @@ public:
   void pio_write_reg(host::Process& p, uint32_t reg_offset, uint32_t value);
   host::Process::Awaiter pio_read_word(host::Process& p, uint32_t sram_offset, uint32_t& out);
   host::Process::Awaiter pio_read_reg(host::Process& p, uint32_t reg_offset, uint32_t& out);
+  // A protocol's register block (vm/register_block.h), by its chip address in the block
+  // window: the same PCI transactions, hence the same timing, as the LANai registers.
+  void pio_write_block(host::Process& p, uint32_t addr, uint32_t value);
+  host::Process::Awaiter pio_read_block(host::Process& p, uint32_t addr, uint32_t& out);
 
   // --- vm::HostPort (the chip's side) ---
   bool host_range_ok(uint64_t addr, uint64_t len) const override;

@@ -209,7 +209,7 @@ struct Reader {
   void host(const LuaTable& t) {
     HostParams h;
     t.only({"cpu_hz", "page_bytes", "interrupt_latency_ns", "cache_bytes", "cache_line_bytes",
-            "cache_coherent_io", "send_buffer_words", "costs", "cycles"});
+            "cache_coherent_io", "costs"});
     if (t.has("cpu_hz")) h.cpu_hz = t.positive("cpu_hz");
     h.page_bytes = u32_if(t, "page_bytes", 1);
     if (h.page_bytes && (*h.page_bytes & (*h.page_bytes - 1)) != 0)
@@ -218,15 +218,8 @@ struct Reader {
     h.cache_bytes = u32_if(t, "cache_bytes", 1);
     h.cache_line_bytes = u32_if(t, "cache_line_bytes", 1);
     if (t.has("cache_coherent_io")) h.cache_coherent_io = t.boolean("cache_coherent_io");
-    h.send_buffer_words = u32_if(t, "send_buffer_words", 1);
     if (const auto costs = t.table_if("costs"))
       named(*costs, [&](const std::string& k) { h.costs[k] = ns(*costs, k); });
-    if (const auto cycles = t.table_if("cycles"))
-      named(*cycles, [&](const std::string& k) {
-        const int64_t v = cycles->integer(k);
-        if (v < 0) cycles->fail(k, "expected a number of cycles >= 0");
-        h.cycles[k] = uint64_t(v);
-      });
     p.host = h;
   }
 
@@ -248,7 +241,7 @@ struct Reader {
   void cells(const LuaTable& t) {
     CellParams c;
     t.only({"cell_bytes", "payload_bytes", "line_mbit_per_s", "framing", "latency_ns",
-            "projected", "dart"});
+            "projected"});
     // The cell geometry is ATM's and fixed in the model; the file may state it (checked).
     if (t.has("cell_bytes") && t.integer("cell_bytes") != net::kCellBytes)
       t.fail("cell_bytes", "ATM cells are 53 bytes");
@@ -264,18 +257,18 @@ struct Reader {
         c.projected.push_back(cell_link(one, latency));
       }
     }
-    if (const auto d = t.table_if("dart")) {
-      d->only({"data_bytes", "control_bytes", "max_ops_per_message"});
-      DartCellFormat f;
-      f.data_bytes = u32(*d, "data_bytes");
-      f.control_bytes = u32(*d, "control_bytes");
-      f.max_ops_per_message = u32(*d, "max_ops_per_message", 1);
-      if (f.data_bytes + f.control_bytes != net::kCellPayloadBytes)
-        d->fail("data_bytes", "data_bytes + control_bytes must fill the 48-byte payload, got " +
-                                  std::to_string(f.data_bytes + f.control_bytes));
-      c.dart = f;
-    }
     p.cells = c;
+  }
+
+  // Kept raw: each protocol's table is read by its own code; a registered check runs now.
+  void protocols(const LuaTable& t) {
+    if (t.length() != 0) t.fail("[1]", "expected protocol sections by name (dart = { ... })");
+    for (const std::string& name : t.keys()) {
+      if (!t.is_table(name)) t.table(name); // fails: "expected a table, got ..."
+      auto [it, fresh] = p.protocols.emplace(name, PlatformSection(p.file, t.table(name)));
+      (void)fresh;
+      if (const PlatformSectionCheck check = platform_section_check(name)) check(it->second);
+    }
   }
 };
 
@@ -285,7 +278,8 @@ Platform load_platform(const std::string& path) {
   Platform p;
   p.file = std::make_shared<LuaFile>(path);
   const LuaTable& root = p.file->root();
-  root.only({"name", "description", "nodes", "nic", "pci", "link", "switch", "host", "cells"});
+  root.only({"name", "description", "nodes", "nic", "pci", "link", "switch", "host", "cells",
+             "protocol"});
   p.name = root.string("name");
   p.description = root.has("description") ? root.string("description") : "";
   Reader r{p};
@@ -296,7 +290,18 @@ Platform load_platform(const std::string& path) {
   if (const auto t = root.table_if("switch")) r.net_switch(*t);
   if (const auto t = root.table_if("host")) r.host(*t);
   if (const auto t = root.table_if("cells")) r.cells(*t);
+  if (const auto t = root.table_if("protocol")) r.protocols(*t);
   return p;
+}
+
+const PlatformSection& protocol_section(const Platform& platform, const std::string& name) {
+  const auto it = platform.protocols.find(name);
+  if (it == platform.protocols.end()) {
+    const std::string file = platform.file ? platform.file->name() : platform.name;
+    throw LuaError(file + ": no `protocol." + name + "` section (the " + name +
+                   " protocol's parameters)");
+  }
+  return it->second;
 }
 
 } // namespace lanaikit::sim

@@ -3,11 +3,13 @@
 // ../shared/design/PLATFORMS.md or the paper). Parameters describe hardware; never fit
 // them to a paper's results.
 //
-// Every section is typed here into the parameters of the model built from it, so a
-// platform yields ready-to-use structs: `nic` (vm's chip), `pci` (host::PciBus), `link`
+// Every generic section is typed here into the parameters of the model built from it, so
+// a platform yields ready-to-use structs: `nic` (vm's chip), `pci` (host::PciBus), `link`
 // (net::Link), `switch` (net::Switch), `host` (HostParams), `cells` (net::CellLink).
 // Fields the file leaves out take lanaikit's defaults; Platform::defaulted lists them, so
-// a report can say which numbers are not the paper's.
+// a report can say which numbers are not the paper's. What only one protocol reads (DART's
+// cell format, FUGU's send buffer, UDM's cycle counts) lives in `protocol = { <name> =
+// {...} }`, kept raw and read by that protocol's code (sim/platform_section.h).
 #pragma once
 
 #include "host/model/pci.h"
@@ -16,6 +18,7 @@
 #include "net/switch.h"
 #include "sim/lua_table.h"
 #include "event/time.h"
+#include "sim/platform_section.h"
 #include "vm/cpu.h"
 
 #include <cstdint>
@@ -42,19 +45,8 @@ struct HostParams {
   std::optional<uint32_t> cache_bytes;          // host data cache
   std::optional<uint32_t> cache_line_bytes;
   std::optional<bool> cache_coherent_io;        // DMA snoops the cache (no flushes needed)
-  std::optional<uint32_t> send_buffer_words;    // a hardware send buffer in the processor (FUGU)
   // Host software costs by name, e.g. "send_post" (ns in the file, `costs = { ... }`).
   std::map<std::string, sim::Time> costs;
-  // Host costs and intervals counted in CPU cycles, by name (`cycles = { ... }`), for
-  // papers that state them so (UDM: miss penalty, scheduler timeslice).
-  std::map<std::string, uint64_t> cycles;
-};
-
-// DART's own cell layout inside the 48-byte ATM payload (section `cells.dart`).
-struct DartCellFormat {
-  uint32_t data_bytes = 32;
-  uint32_t control_bytes = 16;
-  uint32_t max_ops_per_message = 4;
 };
 
 // ATM cell links (section `cells`).
@@ -62,7 +54,6 @@ struct CellParams {
   net::CellLinkConfig link; // the testbed's own link, ready for net::CellLink
   // Links the paper projects results for (DART: 155 and 622 Mb/s), same latency.
   std::vector<net::CellLinkConfig> projected;
-  std::optional<DartCellFormat> dart;
 };
 
 struct Platform {
@@ -77,6 +68,8 @@ struct Platform {
   std::optional<net::SwitchConfig> net_switch; // section `switch`
   std::optional<HostParams> host;          // section `host`
   std::optional<CellParams> cells;         // section `cells`
+  // Section `protocol`: each protocol's own table, by protocol name, for its code to read.
+  std::map<std::string, PlatformSection> protocols;
   // Fields absent from the file that took a lanaikit default ("pci.dma_setup_ns",
   // "link.latency_ns", ...), in the order they were read.
   std::vector<std::string> defaulted;
@@ -84,8 +77,11 @@ struct Platform {
   std::shared_ptr<LuaFile> file;
 };
 
+// The `protocol.<name>` section, or a LuaError naming the file and what is missing.
+const PlatformSection& protocol_section(const Platform& platform, const std::string& name);
+
 // Reads and checks a platform file: known sections and fields only, every section typed
-// and checked. Errors are LuaError naming the file and the field, e.g.
+// and checked; each `protocol.<name>` section by its protocol's registered check, if any. Errors are LuaError naming the file and the field, e.g.
 // "vmmc.lua: pci.dma[2].mb_per_s: expected a number, got a string".
 Platform load_platform(const std::string& path);
 

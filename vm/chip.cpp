@@ -33,6 +33,10 @@ bool write_only(uint32_t offset) {
 constexpr uint32_t kTagTimer = 0x43480001;
 constexpr uint32_t kTagHostDma = 0x43480002;
 
+const char* width_name(isa::Width w) {
+  return w == isa::Width::Word ? "word" : w == isa::Width::Half ? "half-word" : "byte";
+}
+
 } // namespace
 
 const char* chip_event_name(ChipEvent e) {
@@ -49,8 +53,16 @@ const char* chip_event_name(ChipEvent e) {
   return "?";
 }
 
+// Checked before any member is built from them.
+static const ChipParams& checked(const ChipParams& p, const std::string& name) {
+  if (p.clock_hz == 0 || p.sram_bytes == 0)
+    throw std::invalid_argument(name + ": ChipParams.clock_hz and sram_bytes are required (a "
+                                       "platform's `nic` section, or ChipParams::lanaikit_default())");
+  return p;
+}
+
 Chip::Chip(sim::Kernel& kernel, ChipParams params, std::string name)
-    : kernel_(kernel), params_(params), name_(std::move(name)), clock_(params.clock_hz),
+    : kernel_(kernel), params_(checked(params, name)), name_(std::move(name)), clock_(params.clock_hz),
       sram_(params.sram_bytes), io_(params.sram_bytes, this), cpu_(sram_, io_, params.costs) {
   if (params_.rtc_tick_ps <= 0) throw std::invalid_argument(name_ + ": rtc_tick_ps must be > 0");
   const CostModel& c = params_.costs;
@@ -103,6 +115,7 @@ void Chip::reset(uint32_t entry) {
   end_open_packet();
   host_sig_ = 0;
   recv_status_ = 0;
+  for (auto& b : blocks_) b.block->reset();
   update_irq();
 }
 
@@ -131,6 +144,7 @@ void Chip::set_powered(bool on) {
     rx_armed_ = false;
     if (timer_event_) kernel_.cancel(timer_event_);
     timer_event_ = 0;
+    for (auto& b : blocks_) b.block->reset();
     irq_level_ = false;
     if (host_) host_->interrupt(false);
   }
@@ -289,6 +303,15 @@ MmioStatus Chip::fail(std::string detail) {
 }
 
 MmioStatus Chip::read(uint32_t addr, isa::Width width, uint32_t& value) {
+  if (addr >= kBlockWindowBase && addr < kBlockWindowEnd) {
+    AttachedBlock* b = block_at(addr, width);
+    if (!b) return MmioStatus::Error;
+    const uint32_t off = addr - b->base;
+    if (b->block->needs_exact_time(off, false) && !exact_ok_) return MmioStatus::Yield;
+    const MmioStatus s = b->block->read(off, false, value);
+    if (s == MmioStatus::Ok) return s;
+    return fail(block_error(*b, addr, s));
+  }
   if (addr < regs::kBase) return MmioStatus::Unmapped;
   const uint32_t off = addr - regs::kBase;
   if (!reg_name(off)) return MmioStatus::Unmapped;
@@ -298,6 +321,15 @@ MmioStatus Chip::read(uint32_t addr, isa::Width width, uint32_t& value) {
 }
 
 MmioStatus Chip::write(uint32_t addr, isa::Width width, uint32_t value) {
+  if (addr >= kBlockWindowBase && addr < kBlockWindowEnd) {
+    AttachedBlock* b = block_at(addr, width);
+    if (!b) return MmioStatus::Error;
+    const uint32_t off = addr - b->base;
+    if (b->block->needs_exact_time(off, true) && !exact_ok_) return MmioStatus::Yield;
+    const MmioStatus s = b->block->write(off, false, value);
+    if (s == MmioStatus::Ok) return s;
+    return fail(block_error(*b, addr, s));
+  }
   if (addr < regs::kBase) return MmioStatus::Unmapped;
   const uint32_t off = addr - regs::kBase;
   if (!reg_name(off)) return MmioStatus::Unmapped;
@@ -556,13 +588,118 @@ uint32_t Chip::accept(const net::Chunk& chunk) {
   return take;
 }
 
+// ---- register blocks ----------------------------------------------------------------------
+
+RegisterBlock& Chip::attach_block(uint32_t base, std::unique_ptr<RegisterBlock> block) {
+  if (!block) throw std::invalid_argument(name_ + ": attach_block with no block");
+  const std::string what = block->name() + " at " + hex(base);
+  const uint64_t size = block->size_bytes();
+  if (size == 0 || size % 4 != 0)
+    throw std::invalid_argument(name_ + ": register block " + what + " has size " +
+                                std::to_string(size) + "; expected a positive multiple of 4");
+  if (base % 4 != 0 || base < kBlockWindowBase || uint64_t(base) + size > kBlockWindowEnd)
+    throw std::invalid_argument(name_ + ": register block " + what + " (" + std::to_string(size) +
+                                " bytes) must be word-aligned inside the block window [" +
+                                hex(kBlockWindowBase) + ", " + hex(kBlockWindowEnd) + ")");
+  for (const auto& b : blocks_)
+    if (base < uint64_t(b.base) + b.block->size_bytes() && b.base < uint64_t(base) + size)
+      throw std::invalid_argument(name_ + ": register block " + what + " overlaps " +
+                                  b.block->name() + " at [" + hex(b.base) + ", " +
+                                  hex(uint64_t(b.base) + b.block->size_bytes()) + ")");
+  block->bind(this);
+  RegisterBlock& ref = *block;
+  auto at = std::find_if(blocks_.begin(), blocks_.end(), [&](const auto& b) { return b.base > base; });
+  blocks_.insert(at, AttachedBlock{base, std::move(block)});
+  return ref;
+}
+
+Chip::AttachedBlock* Chip::block_at(uint32_t addr, isa::Width width) {
+  for (auto& b : blocks_) {
+    if (addr < b.base || addr - b.base >= b.block->size_bytes()) continue;
+    if (width != isa::Width::Word) {
+      fail(b.block->name() + ": " + width_name(width) + " access at offset " + hex(addr - b.base) +
+           "; its registers are 32-bit words");
+      return nullptr;
+    }
+    return &b;
+  }
+  std::string attached;
+  for (const auto& b : blocks_)
+    attached += (attached.empty() ? "" : ", ") + b.block->name() + " [" + hex(b.base) + ", " +
+                hex(uint64_t(b.base) + b.block->size_bytes()) + ")";
+  fail("no register block at " + hex(addr) + " (attached: " +
+       (attached.empty() ? std::string("none") : attached) + ")");
+  return nullptr;
+}
+
+std::string Chip::block_error(const AttachedBlock& b, uint32_t addr, MmioStatus s) const {
+  const std::string where = b.block->name() + " offset " + hex(addr - b.base);
+  switch (s) {
+  case MmioStatus::Unmapped: return where + ": no register there";
+  case MmioStatus::BadWidth: return where + ": its registers are 32-bit words";
+  default: return where + ": " + b.block->error_detail();
+  }
+}
+
+sim::EventId Chip::schedule_in(sim::Time delay, std::function<void()> fn, uint32_t tag) {
+  const uint32_t gen = generation_;
+  return kernel_.schedule_in(
+      delay,
+      [this, gen, fn = std::move(fn)] {
+        if (gen == generation_) fn();
+      },
+      tag);
+}
+
+void Chip::raise_isr(uint32_t bits) {
+  if (bits & ~regs::kBlockIsrBits)
+    throw std::logic_error(name_ + ": a register block raised ISR bits " + hex(bits) +
+                           " outside kBlockIsrBits (" + hex(regs::kBlockIsrBits) + ")");
+  if (powered_) set_isr(bits);
+}
+
+void Chip::host_write_block(uint32_t addr, uint32_t value) {
+  AttachedBlock* b = addr >= kBlockWindowBase && addr < kBlockWindowEnd && addr % 4 == 0
+                         ? block_at(addr, isa::Width::Word)
+                         : nullptr;
+  if (!b) {
+    if (addr % 4 != 0 || addr < kBlockWindowBase || addr >= kBlockWindowEnd)
+      error_ = hex(addr) + " is not a word in the register-block window";
+    throw std::invalid_argument(name_ + ": host write: " + error_);
+  }
+  const MmioStatus s = b->block->write(addr - b->base, true, value);
+  if (s != MmioStatus::Ok)
+    throw std::invalid_argument(name_ + ": host write: " + block_error(*b, addr, s));
+}
+
+uint32_t Chip::host_read_block(uint32_t addr) {
+  AttachedBlock* b = addr >= kBlockWindowBase && addr < kBlockWindowEnd && addr % 4 == 0
+                         ? block_at(addr, isa::Width::Word)
+                         : nullptr;
+  if (!b) {
+    if (addr % 4 != 0 || addr < kBlockWindowBase || addr >= kBlockWindowEnd)
+      error_ = hex(addr) + " is not a word in the register-block window";
+    throw std::invalid_argument(name_ + ": host read: " + error_);
+  }
+  uint32_t value = 0;
+  const MmioStatus s = b->block->read(addr - b->base, true, value);
+  if (s != MmioStatus::Ok)
+    throw std::invalid_argument(name_ + ": host read: " + block_error(*b, addr, s));
+  return value;
+}
+
 std::string Chip::report() const {
   std::string out = name_ + (cpu_.fault() ? ":\n" + cpu_.fault_report() : " (running):\n" + cpu_.state_report());
   char buf[200];
   std::snprintf(buf, sizeof buf,
                 "  ISR %08x EIMR %08x  LAR %08x EAR %08x CTR %08x DMA_DIR %u  SMP %08x RMP %08x RML %08x\n",
                 isr(), eimr_, lar_, ear_, ctr_, dma_dir_, smp_, rmp_, rml_);
-  return out + buf;
+  out += buf;
+  for (const auto& b : blocks_) {
+    const std::string r = b.block->report();
+    if (!r.empty()) out += "  " + b.block->name() + ": " + r + "\n";
+  }
+  return out;
 }
 
 // ---- the host's view --------------------------------------------------------------------

@@ -20,6 +20,7 @@
 #include "vm/cpu.h"
 #include "vm/host_port.h"
 #include "vm/mmio.h"
+#include "vm/register_block.h"
 #include "vm/sram.h"
 
 #include <cstdint>
@@ -32,12 +33,23 @@
 
 namespace lanaikit::vm {
 
+// The clock and SRAM have no default: they come from a platform's `nic` (sim/platform.h),
+// or, where no testbed is meant, from lanaikit_default(). A chip built with either left 0
+// throws, so no paper's LANai is ever a silent default.
 struct ChipParams {
-  uint64_t clock_hz = 33'000'000;
-  uint32_t sram_bytes = 256 * 1024;
+  uint64_t clock_hz = 0;
+  uint32_t sram_bytes = 0;
   CostModel costs;
   // RTC and IT0 tick. lanaikit's default, not from a paper.
   sim::Time rtc_tick_ps = 500 * sim::kNanosecond;
+
+  // lanaikit's own numbers, not any paper's testbed: 100 MHz, 1 MB of SRAM.
+  static ChipParams lanaikit_default() {
+    ChipParams p;
+    p.clock_hz = 100'000'000;
+    p.sram_bytes = 1024 * 1024;
+    return p;
+  }
 };
 
 struct ChipCounters {
@@ -75,7 +87,7 @@ struct ChipEventRecord {
   uint32_t bytes;        // bytes of the transfer or packet (0 if none)
 };
 
-class Chip final : public MmioDevice, public net::PacketSink, private sim::Agent {
+class Chip final : public MmioDevice, public net::PacketSink, private sim::Agent, private BlockPort {
 public:
   Chip(sim::Kernel& kernel, ChipParams params, std::string name = "chip");
   ~Chip() override;
@@ -147,6 +159,15 @@ public:
   uint32_t host_read_reg(uint32_t offset);
   bool interrupt_asserted() const { return irq_level_; }
 
+  // A protocol's register block (vm/register_block.h) at `base` in the block window; the
+  // chip owns it from now on. Throws std::invalid_argument if it does not fit the window,
+  // is not word-aligned, or overlaps a block already attached (naming both).
+  RegisterBlock& attach_block(uint32_t base, std::unique_ptr<RegisterBlock> block);
+  // The host's view of the blocks (PIO; the node times it): a word at a chip address in
+  // the block window. Throws std::invalid_argument naming the block and the problem.
+  void host_write_block(uint32_t addr, uint32_t value);
+  uint32_t host_read_block(uint32_t addr);
+
   // MmioDevice (the CPU's view).
   MmioStatus read(uint32_t addr, isa::Width width, uint32_t& value) override;
   MmioStatus write(uint32_t addr, isa::Width width, uint32_t value) override;
@@ -167,6 +188,18 @@ private:
   sim::Time advance(sim::Time horizon) override;
   // Register semantics shared by the CPU and the host.
   bool needs_exact_time(uint32_t offset, bool is_write) const;
+  struct AttachedBlock {
+    uint32_t base;
+    std::unique_ptr<RegisterBlock> block;
+  };
+  // The block holding `addr`, or null (then error_ says why).
+  AttachedBlock* block_at(uint32_t addr, isa::Width width);
+  std::string block_error(const AttachedBlock& b, uint32_t addr, MmioStatus s) const;
+  // BlockPort.
+  sim::Time now() const override { return kernel_.now(); }
+  sim::EventId schedule_in(sim::Time delay, std::function<void()> fn, uint32_t tag) override;
+  void cancel(sim::EventId id) override { kernel_.cancel(id); }
+  void raise_isr(uint32_t bits) override;
   MmioStatus reg_read(uint32_t offset, uint32_t& value);
   MmioStatus reg_write(uint32_t offset, uint32_t value, bool from_host);
   MmioStatus fail(std::string detail);
@@ -207,6 +240,7 @@ private:
       if (fn) fn(r);
   }
   std::string error_;
+  std::vector<AttachedBlock> blocks_; // sorted by base
 
   // CPU clock: the absolute cycle at which cpu_.cycles() was 0.
   uint64_t cycle_origin_ = 0;

@@ -63,6 +63,9 @@ enum Bit : uint32_t {
 };
 
 inline constexpr uint32_t kLanSigBits = 0x00FF0000;
+// ISR bits a protocol's register block may raise (vm/register_block.h): bits 8..14, free
+// in the map above. lanaikit's, not Myricom's; each block documents which it uses.
+inline constexpr uint32_t kBlockIsrBits = 0x00007F00;
 
 // Every register by name, for messages, debuggers and scripts.
 struct RegisterName {

@@ -24,6 +24,9 @@ return {
       { line_mbit_per_s = 155.52, framing = "sonet" },
       { line_mbit_per_s = 622.08, framing = "sonet" },
     },
+  },
+  -- DART's own parameters, read and checked by DART's code (sim/platform_section.h).
+  protocol = {
     dart = {
       data_bytes = 32,          -- "48-byte payload = 32 data bytes + 16 control bytes"
       control_bytes = 16,

@@ -11,11 +11,17 @@ return {
   host = {
     cache_bytes = 64 * 1024,    -- "a 64 KB unified cache"
     cache_line_bytes = 16,      -- "16-byte lines"
-    send_buffer_words = 16,     -- "16-word hardware send buffer"
-    cycles = {
-      miss_penalty = 10,        -- "10-cycle miss penalty"
-      timeslice = 500000,       -- "scheduler timeslice 500,000 cycles"
-    },
     -- cpu_hz: not given (results are in cycles).
+  },
+  -- UDM's and FUGU's own parameters, read and checked by UDM's code
+  -- (sim/platform_section.h).
+  protocol = {
+    udm = {
+      send_buffer_words = 16,   -- "16-word hardware send buffer"
+      cycles = {
+        miss_penalty = 10,      -- "10-cycle miss penalty"
+        timeslice = 500000,     -- "scheduler timeslice 500,000 cycles"
+      },
+    },
   },
 }

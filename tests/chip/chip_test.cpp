@@ -2,6 +2,7 @@
 // the host interrupt, and faults from misused registers.
 #include "firmware.h"
 #include "host/model/address_space.h"
+#include "sim/cluster.h"
 #include "sim/node.h"
 #include "vm/profiler.h"
 
@@ -13,6 +14,12 @@ namespace {
 using sim::Time;
 using vm::regs::Offset;
 
+vm::ChipParams vmmc_nic() {
+  static const vm::ChipParams chip =
+      sim::cluster_params(sim::load_platform(test::source("lua-scripts/platforms/vmmc.lua")), 1).node.chip;
+  return chip;
+}
+
 struct Rig {
   sim::Kernel kernel;
   std::unique_ptr<sim::Node> node;
@@ -20,6 +27,8 @@ struct Rig {
 
   explicit Rig(uint32_t test, uint32_t arg0 = 0, uint32_t arg1 = 0, sim::NodeParams params = {}) {
     static const assembler::FirmwareImage image = test::build_firmware({test::source("tests/chip/fw/chiptest.c")});
+    // VMMC's testbed (a LANai 4.1 at 33 MHz with 256 KB, its PCI): the timings below are its.
+    if (params.chip.clock_hz == 0) params.chip = vmmc_nic();
     if (params.pci.dma_to_host.empty()) params.pci = host::PciParams::vmmc();
     node = std::make_unique<sim::Node>(kernel, params, 0, "n0");
     node->load(image);

@@ -35,6 +35,21 @@ std::string load_error(const std::string& path) {
   return "(no error)";
 }
 
+// What DART's code does with its section (the shape DART's own reader will have): DART's
+// cell layout inside the 48-byte ATM payload.
+struct DartCellFormat {
+  uint32_t data_bytes, control_bytes, max_ops_per_message;
+};
+DartCellFormat read_dart(const PlatformSection& s) {
+  s.only({"data_bytes", "control_bytes", "max_ops_per_message"});
+  DartCellFormat f{uint32_t(s.integer("data_bytes", 0, 48)), uint32_t(s.integer("control_bytes", 0, 48)),
+                   uint32_t(s.integer("max_ops_per_message", 1, 64))};
+  if (f.data_bytes + f.control_bytes != 48)
+    s.fail("data_bytes", "data_bytes + control_bytes must fill the 48-byte payload, got " +
+                             std::to_string(f.data_bytes + f.control_bytes));
+  return f;
+}
+
 } // namespace
 
 TEST(Platform, VmmcTestbed) {
@@ -130,10 +145,11 @@ TEST(Platform, DartCellLinks) {
   EXPECT_EQ(p.cells->projected[0].cell_rate_num, 26u);
   EXPECT_EQ(p.cells->projected[0].cell_rate_den, 27u);
   EXPECT_EQ(p.cells->projected[1].line_bits_per_s, 622080000u);
-  ASSERT_TRUE(p.cells->dart.has_value());
-  EXPECT_EQ(p.cells->dart->data_bytes, 32u);
-  EXPECT_EQ(p.cells->dart->control_bytes, 16u);
-  EXPECT_EQ(p.cells->dart->max_ops_per_message, 4u);
+  // DART's cell format is DART's: kept raw, read by its code.
+  const DartCellFormat f = read_dart(protocol_section(p, "dart"));
+  EXPECT_EQ(f.data_bytes, 32u);
+  EXPECT_EQ(f.control_bytes, 16u);
+  EXPECT_EQ(f.max_ops_per_message, 4u);
 }
 
 TEST(Platform, UdmCountsCycles) {
@@ -143,9 +159,54 @@ TEST(Platform, UdmCountsCycles) {
   EXPECT_FALSE(p.host->cpu_hz.has_value());
   EXPECT_EQ(p.host->cache_bytes, 64u * 1024);
   EXPECT_EQ(p.host->cache_line_bytes, 16u);
-  EXPECT_EQ(p.host->send_buffer_words, 16u);
-  EXPECT_EQ(p.host->cycles.at("miss_penalty"), 10u);
-  EXPECT_EQ(p.host->cycles.at("timeslice"), 500000u);
+  // FUGU's send buffer and UDM's cycle counts are UDM's section.
+  const PlatformSection& udm = protocol_section(p, "udm");
+  udm.only({"send_buffer_words", "cycles"});
+  EXPECT_EQ(udm.integer("send_buffer_words", 1, 1024), 16u);
+  const auto cycles = udm.named_integers("cycles", 0, UINT32_MAX);
+  EXPECT_EQ(cycles.at("miss_penalty"), 10u);
+  EXPECT_EQ(cycles.at("timeslice"), 500000u);
+  EXPECT_EQ(cycles.size(), 2u);
+}
+
+TEST(Platform, ProtocolSectionErrorsNameTheFileAndField) {
+  const Platform p = load_platform(scratch(
+      "udmbad.lua", "return { name = 'x', protocol = { udm = { send_buffer_words = 0,"
+                    " cycles = { timeslice = -1 }, sendbuffer_words = 16 } } }"));
+  const PlatformSection& udm = protocol_section(p, "udm");
+  auto message = [](auto fn) {
+    try {
+      fn();
+    } catch (const LuaError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message([&] { udm.only({"send_buffer_words", "cycles"}); })
+                .find("udmbad.lua: protocol.udm.sendbuffer_words: unknown field"),
+            std::string::npos);
+  EXPECT_NE(message([&] { udm.integer("send_buffer_words", 1, 1024); })
+                .find("udmbad.lua: protocol.udm.send_buffer_words: expected an integer 1 .. 1024, got 0"),
+            std::string::npos);
+  EXPECT_NE(message([&] { udm.named_integers("cycles", 0, 100); })
+                .find("udmbad.lua: protocol.udm.cycles.timeslice: expected an integer 0 .. 100, got -1"),
+            std::string::npos);
+  EXPECT_NE(message([&] { udm.ns("missing"); }).find("protocol.udm.missing: expected a number, got nothing"),
+            std::string::npos);
+  EXPECT_NE(message([&] { protocol_section(p, "dart"); }).find("udmbad.lua: no `protocol.dart` section"),
+            std::string::npos);
+}
+
+// A protocol that registers its check has its section checked when the file is loaded.
+TEST(Platform, RegisteredProtocolCheckRunsAtLoad) {
+  register_platform_section("dart", [](const PlatformSection& s) { read_dart(s); });
+  EXPECT_NO_THROW(load_platform(platform_path("dart")));
+  const std::string msg = load_error(scratch(
+      "dartsplit.lua", "return { name = 'x', protocol = { dart = { data_bytes = 32,"
+                       " control_bytes = 8, max_ops_per_message = 4 } } }"));
+  EXPECT_NE(msg.find("dartsplit.lua: protocol.dart.data_bytes: data_bytes + control_bytes must fill"),
+            std::string::npos)
+      << msg;
 }
 
 TEST(Platform, EveryTestbedFileLoads) {
@@ -213,10 +274,16 @@ TEST(Platform, SectionErrorsNameFileAndField) {
        "return { name = 'x', cells = { line_mbit_per_s = 140, framing = 'plain',"
        " projected = { { line_mbit_per_s = 622.08 } } } }",
        "cellproj.lua: cells.projected[1].framing: expected a string, got nothing"},
-      {"dartsplit.lua",
+      {"celldart.lua",
        "return { name = 'x', cells = { line_mbit_per_s = 140, framing = 'plain',"
-       " dart = { data_bytes = 32, control_bytes = 8, max_ops_per_message = 4 } } }",
-       "dartsplit.lua: cells.dart.data_bytes: data_bytes + control_bytes must fill"},
+       " dart = { data_bytes = 32, control_bytes = 16 } } }",
+       "celldart.lua: cells.dart: unknown field"}, // DART's fields moved to protocol.dart
+      {"hostsend.lua", "return { name = 'x', host = { send_buffer_words = 16 } }",
+       "hostsend.lua: host.send_buffer_words: unknown field"}, // now protocol.udm's
+      {"protonum.lua", "return { name = 'x', protocol = { dart = 5 } }",
+       "protonum.lua: protocol.dart: expected a table, got a number"},
+      {"protolist.lua", "return { name = 'x', protocol = { {} } }",
+       "protolist.lua: protocol[1]: expected protocol sections by name"},
       {"nodes.lua", "return { name = 'x', nodes = 0 }", "nodes.lua: nodes: expected an integer 1 .."},
   };
   for (const Case& c : cases) {
