@@ -558,3 +558,260 @@ var other: SendReq;
   EXPECT_NE(e.find(c), std::string::npos) << e;
 }
 #endif
+
+// ---------------------------------------------------------------------------------------
+// Constants: `const` declarations of the firmware language in the layout table.
+
+namespace {
+
+LayoutTable with_constants() {
+  LayoutTable t = sample();
+  t.constants = {{"MAX_PROCS", "u32", 8, false, false},
+                 {"MIN_DELTA", "i16", uint64_t(int64_t(-3)), true, false},
+                 {"PACKET_BYTES", "u32", 256, false, true}};
+  return t;
+}
+
+} // namespace
+
+TEST(LayoutConstants, LookupAndItsError) {
+  LayoutTable t = with_constants();
+  ASSERT_NE(t.find_constant("MAX_PROCS"), nullptr);
+  EXPECT_EQ(t.constant("PACKET_BYTES").value, 256u);
+  EXPECT_TRUE(t.constant("PACKET_BYTES").overridable);
+  EXPECT_EQ(t.constant("MIN_DELTA").signed_value(), -3);
+  EXPECT_EQ(t.find_constant("NOPE"), nullptr);
+  try {
+    (void)t.constant("NOPE");
+    ADD_FAILURE() << "expected std::out_of_range";
+  } catch (const std::out_of_range& e) {
+    EXPECT_STREQ(e.what(), "no constant 'NOPE' in the image (constants: MAX_PROCS, MIN_DELTA, "
+                           "PACKET_BYTES)");
+  }
+  FirmwareImage img;
+  img.layout_table = t;
+  EXPECT_EQ(img.constant("MAX_PROCS").value, 8u);
+  EXPECT_THROW((void)FirmwareImage{}.constant("MAX_PROCS"), std::out_of_range);
+  EXPECT_FALSE((LayoutTable{{}, {}, {}, {t.constants[0]}}.empty()));
+}
+
+TEST(LayoutConstants, EncodeDecodeRoundTripAndOldTablesUnchanged) {
+  LayoutTable t = with_constants();
+  t.constants.push_back({"BIG", "u64", 0xFFFFFFFFFFFFFFFFull, false, false});
+  std::vector<uint8_t> b = encode_layout(t);
+  EXPECT_EQ(decode_layout(b.data(), b.size()), t);
+  // A table without constants has no constants block: the bytes of before.
+  std::vector<uint8_t> plain = encode_layout(sample());
+  EXPECT_EQ(std::string(plain.begin(), plain.end()).find("LKCN"), std::string::npos);
+  EXPECT_GT(b.size(), plain.size());
+  EXPECT_EQ(std::string(b.begin(), b.end()).find("LKCN"), plain.size());
+}
+
+TEST(LayoutConstants, DecodeRejectsTruncationBadFlagsAndAnEmptyBlock) {
+  std::vector<uint8_t> b = encode_layout(with_constants());
+  for (size_t n = 0; n < b.size(); ++n) {
+    std::vector<uint8_t> cut(b.begin(), b.begin() + n);
+    EXPECT_THROW(decode_layout(cut.data(), cut.size()), std::runtime_error) << "length " << n;
+  }
+  auto expect_error = [](std::vector<uint8_t> v, const std::string& part) {
+    try {
+      decode_layout(v.data(), v.size());
+      ADD_FAILURE() << "expected an error mentioning " << part;
+    } catch (const std::runtime_error& e) {
+      EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
+    }
+  };
+  LayoutTable one;
+  one.constants = {{"X", "u32", 1, false, false}};
+  std::vector<uint8_t> flags = encode_layout(one);
+  flags[flags.size() - 9] = 4; // the flags word's low byte, before the 8 value bytes
+  expect_error(flags, "unknown constant flags 4");
+  std::vector<uint8_t> count = encode_layout(one);
+  count[24 + 4] = 0x7f; // the constant count after the tag: must not allocate
+  expect_error(count, "constant count");
+  // An empty block (never written) would not encode back to the same bytes.
+  std::vector<uint8_t> empty = encode_layout(LayoutTable{});
+  const uint8_t block[8] = {'L', 'K', 'C', 'N', 0, 0, 0, 0};
+  empty.insert(empty.end(), block, block + 8);
+  empty[11] = uint8_t(empty.size());
+  expect_error(empty, "empty constants block");
+}
+
+TEST(LayoutConstants, MergeCollapsesIdenticalAndRejectsConflicts) {
+  LayoutTable a = with_constants(), b;
+  b.constants = {{"MAX_PROCS", "u32", 8, false, false}, {"AAA", "int", 1, false, false}};
+  merge_layout(a, b);
+  ASSERT_EQ(a.constants.size(), 4u);
+  EXPECT_EQ(a.constants[0].name, "AAA"); // sorted by name
+  LayoutTable c;
+  c.constants = {{"MAX_PROCS", "u32", 16, false, false}};
+  LayoutTable before = a;
+  try {
+    merge_layout(a, c);
+    ADD_FAILURE() << "expected a conflict";
+  } catch (const std::runtime_error& e) {
+    EXPECT_STREQ(e.what(), "layout conflict: constant MAX_PROCS has two different definitions: "
+                           "constant MAX_PROCS (u32 = 8) and constant MAX_PROCS (u32 = 16)");
+  }
+  EXPECT_EQ(a, before);
+}
+
+#if __has_include("assembler/fw/compile.h")
+namespace {
+
+const char* kConfig = R"(
+option const PACKET_BYTES: u32 = 256;
+const SLOTS = 4;
+const HALF = PACKET_BYTES / 2;
+const MIN_DELTA: i16 = -3;
+const DEBUG: bool = false;
+)";
+
+// The error of a build that must fail.
+std::string build_error(const std::vector<std::string>& inputs, const BuildOptions& bo) {
+  auto img = build(inputs, bo);
+  if (img) {
+    ADD_FAILURE() << "the build succeeded";
+    return "";
+  }
+  return llvm::toString(img.takeError());
+}
+
+} // namespace
+
+TEST(LayoutBuild, FirmwareConstantsAreExported) {
+  ScratchDir dir;
+  dir.file("config.fw", kConfig);
+  std::string start = dir.file("start.s", kStart);
+  std::string a = dir.file("a.fw", R"(
+import "config.fw";
+const HUGE = 0xFFFFFFFFFFFFFFFF + 1;
+const NEG_MAX = -0x8000000000000000;
+var buf: u8[PACKET_BYTES];
+fn main() -> i32 { return 0; }
+)");
+  std::string b = dir.file("b.fw", "import \"config.fw\";\nvar ring: u32[SLOTS];\n");
+  std::vector<std::string> warnings;
+  auto img = build({start, a, b}, bare(), &warnings);
+  ASSERT_TRUE(bool(img)) << llvm::toString(img.takeError());
+
+  const ConstantLayout& p = img->constant("PACKET_BYTES"); // from both objects: collapsed
+  EXPECT_EQ(p.type, "u32");
+  EXPECT_EQ(p.value, 256u);
+  EXPECT_FALSE(p.is_signed);
+  EXPECT_TRUE(p.overridable);
+  EXPECT_EQ(img->constant("HALF").value, 128u);
+  EXPECT_EQ(img->constant("HALF").type, "u32"); // typed by PACKET_BYTES
+  EXPECT_EQ(img->constant("SLOTS").type, "int");
+  EXPECT_FALSE(img->constant("HALF").overridable);
+  EXPECT_EQ(img->constant("SLOTS").value, 4u);
+  EXPECT_EQ(img->constant("MIN_DELTA").type, "i16");
+  EXPECT_TRUE(img->constant("MIN_DELTA").is_signed);
+  EXPECT_EQ(img->constant("MIN_DELTA").signed_value(), -3);
+  EXPECT_EQ(img->constant("NEG_MAX").signed_value(), INT64_MIN);
+  EXPECT_TRUE(img->constant("NEG_MAX").is_signed);
+  // Bool constants and untyped ones beyond 64 bits are not exported; the latter warn.
+  EXPECT_EQ(img->layout_table.find_constant("DEBUG"), nullptr);
+  EXPECT_EQ(img->layout_table.find_constant("HUGE"), nullptr);
+  std::string w;
+  for (const auto& x : warnings) w += x;
+  EXPECT_NE(w.find("a.fw:3:7: warning: constant 'HUGE' = 18446744073709551616 is outside the "
+                   "64-bit range the layout table carries (-2^63 to 2^64-1); hosts cannot "
+                   "read it from the image"),
+            std::string::npos)
+      << w;
+  EXPECT_EQ(img->layout_table.find_global("buf")->size, 256u);
+
+  std::vector<uint8_t> bytes = elf_bytes(*img);
+  auto back = parse_elf(std::string_view(reinterpret_cast<const char*>(bytes.data()),
+                                         bytes.size()),
+                        "fw.elf");
+  ASSERT_TRUE(bool(back)) << llvm::toString(back.takeError());
+  EXPECT_EQ(back->layout_table.constants, img->layout_table.constants);
+}
+
+TEST(LayoutBuild, ConflictingConstantsInTwoSourcesNameBoth) {
+  ScratchDir dir;
+  std::string start = dir.file("start.s", kStart);
+  std::string a = dir.file("a.fw", "const DEPTH: u32 = 8;\nfn main() -> i32 { return 0; }\n");
+  std::string c = dir.file("c.fw", "const DEPTH: u32 = 16;\n");
+  std::string e = build_error({start, a, c}, bare());
+  EXPECT_NE(e.find(a + " and " + c + ": layout conflict: constant DEPTH has two different "
+                                     "definitions: constant DEPTH (u32 = 8) and constant DEPTH "
+                                     "(u32 = 16)"),
+            std::string::npos)
+      << e;
+}
+
+TEST(LayoutBuild, DefinesOverrideOptionConstantsBeforeSema) {
+  ScratchDir dir;
+  dir.file("config.fw", kConfig);
+  std::string start = dir.file("start.s", kStart);
+  std::string a = dir.file("a.fw", R"(
+import "config.fw";
+var buf: u8[PACKET_BYTES];
+fn main() -> i32 { return 0; }
+)");
+  BuildOptions bo = bare();
+  bo.defines = {"PACKET_BYTES=1024"};
+  auto img = build({start, a}, bo);
+  ASSERT_TRUE(bool(img)) << llvm::toString(img.takeError());
+  EXPECT_EQ(img->constant("PACKET_BYTES").value, 1024u); // the value built
+  EXPECT_EQ(img->constant("HALF").value, 512u);          // other constants see it
+  EXPECT_EQ(img->layout_table.find_global("buf")->size, 1024u); // so do array sizes
+  bo.defines = {"PACKET_BYTES=0x40", "PACKET_BYTES=0b1000_0000"}; // the last one wins
+  img = build({start, a}, bo);
+  ASSERT_TRUE(bool(img)) << llvm::toString(img.takeError());
+  EXPECT_EQ(img->constant("PACKET_BYTES").value, 128u);
+}
+
+TEST(LayoutBuild, DefineErrors) {
+  ScratchDir dir;
+  dir.file("config.fw", kConfig);
+  std::string start = dir.file("start.s", kStart);
+  std::string a = dir.file("a.fw", "import \"config.fw\";\nfn main() -> i32 { return 0; }\n");
+  const std::string config = dir.file("config.fw", kConfig);
+  auto error_with = [&](std::vector<std::string> defines) {
+    BuildOptions bo = bare();
+    bo.defines = std::move(defines);
+    return build_error({start, a}, bo);
+  };
+  EXPECT_EQ(error_with({"NOPE=1"}),
+            "-D NOPE=1: no constant 'NOPE' in " + a + " or their imports");
+  EXPECT_NE(error_with({"SLOTS=8"}).find(
+                config + ":3:7: error: -D SLOTS=8: constant 'SLOTS' is not overridable "
+                         "(declare it 'option const SLOTS' to let -D set it)"),
+            std::string::npos);
+  EXPECT_NE(error_with({"PACKET_BYTES=big"}).find(
+                config + ":2:14: error: -D PACKET_BYTES=big: 'big' is not an integer "
+                         "(decimal, 0x hex or 0b binary)"),
+            std::string::npos);
+  EXPECT_NE(error_with({"PACKET_BYTES=4294967296"}).find(
+                config + ":2:14: error: -D PACKET_BYTES=4294967296: 4294967296 does not fit "
+                         "constant 'PACKET_BYTES' of type u32 (0 to 4294967295)"),
+            std::string::npos);
+  EXPECT_NE(error_with({"PACKET_BYTES=-1"}).find("-1 does not fit constant 'PACKET_BYTES'"),
+            std::string::npos);
+  for (const char* bad : {"PACKET_BYTES", "PACKET_BYTES=", "=5", "1X=5"})
+    EXPECT_EQ(error_with({bad}), std::string("malformed -D '") + bad +
+                                     "': expected NAME=VALUE, NAME an option constant of a "
+                                     ".fw input and VALUE an integer");
+  // A build with C inputs passes unknown names and bare macros to clang only.
+  std::string c = dir.file("m.c", "int macro_value(void) { return LIMIT; }\n");
+  BuildOptions bo = bare();
+  bo.defines = {"LIMIT=3", "NDEBUG", "PACKET_BYTES=512"};
+  auto img = build({start, a, c}, bo);
+  ASSERT_TRUE(bool(img)) << llvm::toString(img.takeError());
+  EXPECT_EQ(img->constant("PACKET_BYTES").value, 512u);
+}
+
+TEST(LayoutBuild, OptionConstantsMustBeIntegers) {
+  ScratchDir dir;
+  std::string start = dir.file("start.s", kStart);
+  std::string a = dir.file("a.fw", "option const TRACE: bool = false;\n");
+  std::string e = build_error({start, a}, bare());
+  EXPECT_NE(e.find(a + ":1:14: error: an option constant must have an integer type, not 'bool'"),
+            std::string::npos)
+      << e;
+}
+#endif

@@ -458,6 +458,39 @@ TEST(FirmwareCache, SecondBuildOfAnUnchangedSourceDoesNotCompile) {
   fs::remove_all(src);
 }
 
+// Two builds that differ only in a -D of a firmware-language build option never share an
+// image, in memory or on disk; fw:constant reads the value each was built with.
+TEST(FirmwareCache, DefinesAreInTheKey) {
+  const std::string dir = temp_dir("cache-defines");
+  const std::string src = temp_dir("cache-defines-src");
+  std::ofstream(src + "/opt.fw") << "option const DEPTH: u32 = 4;\nconst WIDTH = 8;\n"
+                                    "fn main() -> i32 { return DEPTH as i32; }\n";
+  const std::string fw = "{ sources = { '" + src + "/opt.fw' }";
+  const std::string script =
+      "local a = lk.firmware" + fw + ", defines = { DEPTH = 16 } }\n"
+      "local b = lk.firmware" + fw + ", defines = { DEPTH = 32 } }\n"
+      "local c = lk.firmware" + fw + " }\n"
+      "local d = lk.firmware" + fw + ", defines = { DEPTH = '0x10' } }\n"
+      "assert(a:constant('DEPTH') == 16 and b:constant('DEPTH') == 32)\n"
+      "assert(c:constant('DEPTH') == 4 and d:constant('DEPTH') == 16)\n"
+      "assert(a:constants().WIDTH == 8 and a:constants().DEPTH == 16)\n";
+  Runtime rt(options(dir));
+  const Outcome out = rt.run_string(script, "t.lua");
+  ASSERT_EQ(out.status, 0) << out.message;
+  EXPECT_EQ(rt.cache_stats().misses, 4u) << "builds with different defines shared an image";
+  const Outcome missing = rt.run_string("lk.firmware" + fw + " }:constant('NOPE')", "m.lua");
+  EXPECT_EQ(missing.status, 1);
+  EXPECT_NE(missing.message.find("no constant 'NOPE' in the image's layout table (it has: "),
+            std::string::npos)
+      << missing.message;
+  EXPECT_NE(missing.message.find("DEPTH"), std::string::npos) << missing.message;
+  const Outcome bad = rt.run_string("lk.firmware" + fw + ", defines = { DEPTH = {} } }", "b.lua");
+  EXPECT_EQ(bad.status, 1);
+  EXPECT_NE(bad.message.find("defines.DEPTH"), std::string::npos) << bad.message;
+  fs::remove_all(dir);
+  fs::remove_all(src);
+}
+
 TEST(FirmwareCache, CachedImageEqualsAFreshBuild) {
   const std::string dir = temp_dir("cache-eq");
   const std::string echo = kSource + "/firmware/echo/echo.c";

@@ -312,6 +312,45 @@ def main():
         c.check("exec: a fault prints a backtrace", p.returncode == 133 and "backtrace:" in p.stderr
                 and re.search(r"#0 0x[0-9a-f]+ in main\+", p.stderr) is not None, p.stderr)
 
+        # --- -D NAME=VALUE sets an `option const` of the .fw inputs ----------------
+        opt_fw = src("opt.fw", "option const CODE: u8 = 7;\nconst FIXED = 1;\n"
+                               "fn main() -> i32 { return CODE as i32; }\n")
+        opt_elf = os.path.join(work, "opt.elf")
+        p = run([lk, "build", "-o", opt_elf, opt_fw])
+        p2 = run([lk, "exec", opt_elf])
+        c.check("-D: the default value is built", p.returncode == 0 and p2.returncode == 7,
+                (p.stderr, p2.returncode))
+        p = run([lk, "build", "-D", "CODE=42", "-o", opt_elf, opt_fw])
+        p2 = run([lk, "exec", opt_elf])
+        c.check("-D CODE=42 is built", p.returncode == 0 and p2.returncode == 42,
+                (p.stderr, p2.returncode))
+        p = run([lk, "build", "-DCODE=0x2b", "-DCODE=0b101", "-o", opt_elf, opt_fw])
+        p2 = run([lk, "exec", opt_elf])
+        c.check("-D: joined form, hex and binary, the last one wins",
+                p.returncode == 0 and p2.returncode == 5, (p.stderr, p2.returncode))
+        d_errors = [
+            (["-D", "NOPE=1"], f"-D NOPE=1: no constant 'NOPE' in {opt_fw} or their imports\n"),
+            (["-D", "FIXED=2"], f"{opt_fw}:2:7: error: -D FIXED=2: constant 'FIXED' is not "
+                                "overridable (declare it 'option const FIXED' to let -D set it)"),
+            (["-D", "CODE=seven"], f"{opt_fw}:1:14: error: -D CODE=seven: 'seven' is not an "
+                                   "integer (decimal, 0x hex or 0b binary)"),
+            (["-D", "CODE=256"], f"{opt_fw}:1:14: error: -D CODE=256: 256 does not fit "
+                                 "constant 'CODE' of type u8 (0 to 255)"),
+            (["-D", "CODE"], "malformed -D 'CODE': expected NAME=VALUE, NAME an option "
+                             "constant of a .fw input and VALUE an integer\n"),
+        ]
+        for flags, text in d_errors:
+            p = run([lk, "build", *flags, "-o", opt_elf, opt_fw])
+            c.check(f"-D error: {' '.join(flags)}", p.returncode == 1 and text in p.stderr,
+                    p.stderr)
+        p = run([lk, "build", "--emit=ast", "-D", "CODE=9", opt_fw])
+        c.check("-D with --emit: the syntax tree has the new value",
+                p.returncode == 0 and "OptionConst CODE: u8" in p.stdout and "9" in p.stdout,
+                p.stdout + p.stderr)
+        p = run([lk, "build", "--emit=ast", "-D", "NOPE=9", opt_fw])
+        c.check("-D with --emit: an unknown name is an error", p.returncode == 1 and
+                f"-D NOPE=9: no constant 'NOPE' in {opt_fw} or its imports" in p.stderr, p.stderr)
+
     print(f"{c.passed} passed, {c.failed} failed")
     return 1 if c.failed else 0
 
