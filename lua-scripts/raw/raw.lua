@@ -8,9 +8,10 @@
 --   c:spawn(1, "rx", function(p) local ep = raw.endpoint(p); local src, data = ep:recv() end)
 --   c:run{ for_ns = 1e6 }
 --
--- Everything in SRAM is found through the image: the pinned global `raw` (fw:symbol) and
--- the structs RawCtl, RawRoute, RawSendDesc, RawCompletion (fw:layout). Firmware data is
--- big-endian; host memory is read with string.unpack(">I4", ...) accordingly.
+-- Everything in SRAM is found through the image with the kit's image view: paths from the
+-- pinned global `raw` (fw:addr, node:poke, node:peek), its constants (fw:constant) and the
+-- routes in the kit's convention (c:write_routes). Firmware data is big-endian; host memory
+-- is read with string.unpack(">I4", ...) accordingly.
 --
 -- One process per node may send and one may receive (they may be the same process): two
 -- senders on one node would interleave descriptor writes at different local times.
@@ -20,41 +21,29 @@ local function be32(s, at)
   return (string.unpack(">I4", s, at or 1))
 end
 
-local function field(layout, name)
-  local f = layout.fields[name]
-  if not f then error("raw: the firmware's " .. layout.name .. " has no field '" .. name .. "'", 3) end
-  return f.offset
-end
-
--- What the firmware exports, resolved once per image.
+-- What the firmware exports, resolved once per image through the kit's image view
+-- (fw:addr, fw:ref, fw:constant: docs/protocols.md); no offset or constant is repeated here.
 local function firmware_map(fw)
-  local base = fw:symbol("raw")
-  if not base then error("raw: the firmware has no pinned global 'raw' (is it firmware/raw/raw.fw?)", 3) end
-  local ctl = fw:layout("RawCtl")
-  local route = fw:layout("RawRoute")
+  local ok, err = pcall(fw.ref, fw, "raw")
+  if not ok then error("raw: the firmware has no pinned global 'raw' (is it firmware/raw/raw.fw?)", 3) end
+  local m = { ctl = {}, go = fw:constant("RAW_GO"), max_bytes = fw:constant("MAX_PAYLOAD") }
+  for _, name in ipairs { "send_produced", "recv_consumed", "sendq" } do m.ctl[name] = fw:addr("raw." .. name) end
+  local routes, sendq = fw:ref("raw.routes"), fw:ref("raw.sendq")
+  m.max_nodes = routes.count
+  m.send_slots = sendq.count
+  m.desc_size = sendq.size // sendq.count
   local desc = fw:layout("RawSendDesc")
+  m.desc_dest, m.desc_len, m.desc_addr = desc.fields.dest.offset, desc.fields.len.offset, desc.fields.host_addr.offset
+  -- The completion entry is read with one string.unpack: check the format against it.
   local cq = fw:layout("RawCompletion")
-  local m = { base = base, ctl = {}, route = route, desc = desc, cq = cq }
-  for _, name in ipairs { "node", "send_done_addr", "recv_ring", "recv_slot_bytes", "recv_slots",
-                          "recv_cq", "go", "send_produced", "recv_consumed", "send_consumed",
-                          "sent", "delivered", "bad_send", "bad_crc", "bad_magic", "bad_len",
-                          "ring_full", "routes", "sendq" } do
-    m.ctl[name] = base + field(ctl, name)
-  end
-  m.max_nodes = ctl.fields.routes.size // route.size
-  m.send_slots = ctl.fields.sendq.size // desc.size
-  m.route_len = field(route, "len")
-  m.route_hops = field(route, "hops")
-  m.route_max = route.fields.hops.size
-  m.desc_dest, m.desc_len, m.desc_addr = field(desc, "dest"), field(desc, "len"), field(desc, "host_addr")
-  -- Cross-check the completion entry against the unpack format below.
-  assert(cq.size == 16 and field(cq, "index") == 0 and field(cq, "seq") == 4 and field(cq, "len") == 8
-         and field(cq, "src") == 12 and field(cq, "slot") == 14,
+  m.cq_size = cq.size
+  assert(cq.size == 16 and cq.fields.index.offset == 0 and cq.fields.seq.offset == 4 and cq.fields.len.offset == 8
+         and cq.fields.src.offset == 12 and cq.fields.slot.offset == 14,
          "raw: RawCompletion changed; update raw.lua's unpack format")
   return m
 end
 
--- raw.MAX_BYTES: the firmware's one-packet limit (RawTxBuf's payload); set by setup.
+-- raw.MAX_BYTES: the firmware's one-packet limit (its MAX_PAYLOAD); set by setup.
 raw.MAX_BYTES = 4096
 
 -- Host costs charged with p:advance_ns, from the platform where it has them.
@@ -91,6 +80,7 @@ function raw.setup(cluster, fw, opts)
   if slot_bytes % 4 ~= 0 then error("raw.setup: slot_bytes must be a multiple of 4", 2) end
   local net = { cluster = cluster, fw = fw, map = m, slots = slots, slot_bytes = slot_bytes,
                 costs = host_costs(opts.platform), nodes = {} }
+  raw.MAX_BYTES = m.max_bytes
   if opts.start ~= false then cluster:load(fw) end
   for i = 0, n - 1 do
     local node = cluster:node(i)
@@ -101,12 +91,12 @@ function raw.setup(cluster, fw, opts)
       node = node,
       send_bufs = node:host_alloc(m.send_slots * 4096),
       recv_ring = node:host_alloc(slots * slot_bytes),
-      recv_cq = node:host_alloc(slots * m.cq.size),
+      recv_cq = node:host_alloc(slots * m.cq_size),
       send_done = node:host_alloc(4),
       produced = 0, done = 0, -- send side: descriptors posted / known taken
       consumed = 0,           -- receive side: completions consumed
     }
-    local w = function(name, v) node:sram_write32(m.ctl[name], v) end
+    local w = function(name, v) node:poke(fw, "raw." .. name, v) end
     w("node", i)
     w("send_done_addr", st.send_done)
     w("recv_ring", st.recv_ring)
@@ -115,20 +105,10 @@ function raw.setup(cluster, fw, opts)
     w("recv_cq", st.recv_cq)
     w("send_produced", 0)
     w("recv_consumed", 0)
-    for j = 0, m.max_nodes - 1 do
-      local at = m.ctl.routes + j * m.route.size
-      local route = j < n and cluster:route(i, j) or nil
-      if route and #route <= m.route_max then
-        node:sram_write32(at + m.route_len, #route)
-        -- Right-aligned, so the firmware copies whole words (raw.fw, RawRoute).
-        node:sram_write(at + m.route_hops, string.rep("\0", m.route_max - #route) .. route)
-      else
-        node:sram_write32(at + m.route_len, 0xFFFFFFFF) -- no route: sends are refused
-      end
-    end
-    w("go", 1)
+    w("go", m.go)
     net.nodes[i] = st
   end
+  cluster:write_routes(fw, "raw.routes") -- the kit's convention: right-aligned, kNoRoute
   if opts.start ~= false then cluster:start() end
   setmetatable(net, { __index = raw.Net })
   current = net
@@ -144,7 +124,7 @@ function raw.Net:counters(i)
   local t = {}
   for _, k in ipairs { "sent", "delivered", "bad_send", "bad_crc", "bad_magic", "bad_len",
                        "ring_full", "send_consumed" } do
-    t[k] = node:sram_read32(self.map.ctl[k])
+    t[k] = node:peek(self.fw, "raw." .. k)
   end
   return t
 end
@@ -181,7 +161,7 @@ function Endpoint:post(dest, len, addr)
       return k - st.done < m.send_slots
     end)
   end
-  local d = m.ctl.sendq + (k % m.send_slots) * m.desc.size
+  local d = m.ctl.sendq + (k % m.send_slots) * m.desc_size
   p:pio_write32(d + m.desc_dest, dest)
   p:pio_write32(d + m.desc_len, len)
   p:pio_write32(d + m.desc_addr, addr)
