@@ -1,5 +1,6 @@
 // lk.cluster and the Cluster, Node and Link types.
 #include "lua/internal.h"
+#include "lua/kit.h"
 #include "lua/platform_table.h"
 
 #include "host/model/memory.h"
@@ -20,17 +21,6 @@ Node& node_self(const Args& a, NodeUD** out = nullptr) {
   ClusterBox& box = live_box(a, n.box);
   if (out) *out = &n;
   return box.cluster->node(n.index);
-}
-
-uint32_t node_index(const Args& a, int arg, const ClusterBox& box) {
-  const uint32_t n = box.cluster->size();
-  if (lua_type(a.state(), a.index(arg)) == LUA_TUSERDATA) {
-    auto& nd = a.udata<NodeUD>(arg, kNode);
-    if (nd.box.get() != &box) a.fail(arg, "the node belongs to another cluster");
-    return nd.index;
-  }
-  return uint32_t(a.integer_in(arg, 0, int64_t(n) - 1,
-                               ("a node index in 0.." + std::to_string(n - 1)).c_str()));
 }
 
 // ---- lk.cluster ---------------------------------------------------------------------------
@@ -163,7 +153,7 @@ int c_node(lua_State* L) {
   Args a(L, "Cluster:node", 1);
   auto& ud = a.self<ClusterUD>(kCluster);
   ClusterBox& box = live_box(a, ud.box);
-  const uint32_t i = node_index(a, 1, box);
+  const uint32_t i = node_arg(a, 1, box);
   push_udata<NodeUD>(L, kNode, ud.box, i);
   return 1;
 }
@@ -196,7 +186,7 @@ int c_start(lua_State* L) {
 int c_route(lua_State* L) {
   Args a(L, "Cluster:route", 1);
   ClusterBox& box = cluster_self(a);
-  const uint32_t s = node_index(a, 1, box), d = node_index(a, 2, box);
+  const uint32_t s = node_arg(a, 1, box), d = node_arg(a, 2, box);
   const auto& r = box.cluster->network().route(s, d);
   lua_pushlstring(L, reinterpret_cast<const char*>(r.data()), r.size());
   return 1;
@@ -205,7 +195,7 @@ int c_route(lua_State* L) {
 int c_set_powered(lua_State* L) {
   Args a(L, "Cluster:set_powered", 1);
   ClusterBox& box = cluster_self(a);
-  const uint32_t i = node_index(a, 1, box);
+  const uint32_t i = node_arg(a, 1, box);
   box.cluster->set_powered(i, a.boolean(2));
   return 0;
 }
@@ -242,7 +232,7 @@ int node_link(lua_State* L, const char* fn, bool tx) {
   Args a(L, fn, 1);
   auto& ud = a.self<ClusterUD>(kCluster);
   ClusterBox& box = live_box(a, ud.box);
-  const uint32_t i = node_index(a, 1, box);
+  const uint32_t i = node_arg(a, 1, box);
   net::Link& l = tx ? box.cluster->network().node_tx(i) : box.cluster->network().node_rx(i);
   push_udata<LinkUD>(L, kLink, ud.box, &l);
   return 1;

@@ -3,6 +3,7 @@
 #include "firmware.h"
 #include "host/model/address_space.h"
 #include "sim/cluster.h"
+#include "host/kit/sram.h"
 #include "sim/node.h"
 #include "vm/profiler.h"
 
@@ -38,15 +39,8 @@ struct Rig {
     node->chip().on_stop([this](vm::Chip&) { stopped = true; });
     node->start();
   }
-  void put(uint32_t addr, uint32_t v) {
-    const uint8_t b[4] = {uint8_t(v >> 24), uint8_t(v >> 16), uint8_t(v >> 8), uint8_t(v)};
-    node->chip().host_write_sram(addr, b);
-  }
-  uint32_t get(uint32_t addr) {
-    uint8_t b[4];
-    node->chip().host_read_sram(addr, b);
-    return uint32_t(b[0]) << 24 | uint32_t(b[1]) << 16 | uint32_t(b[2]) << 8 | b[3];
-  }
+  void put(uint32_t addr, uint32_t v) { kit::poke32(*node, addr, v); }
+  uint32_t get(uint32_t addr) { return kit::peek32(*node, addr); }
   uint32_t result(int i) { return get(0x1000C + 4 * i); }
   void run(Time until = 10 * sim::kMillisecond) {
     while (!stopped && kernel.now() < until) kernel.run_until(until);

@@ -2,6 +2,7 @@
 // simulated node, the protocols' structs keep the library's layouts, and no inline
 // assembly names a register by number.
 #include "../chip/firmware.h"
+#include "host/kit/sram.h"
 #include "sim/node.h"
 
 #include <gtest/gtest.h>
@@ -33,15 +34,8 @@ struct Rig {
     node->load(image);
     node->chip().on_stop([this](vm::Chip&) { stopped = true; });
   }
-  void put(uint32_t addr, uint32_t v) {
-    const uint8_t b[4] = {uint8_t(v >> 24), uint8_t(v >> 16), uint8_t(v >> 8), uint8_t(v)};
-    node->chip().host_write_sram(addr, b);
-  }
-  uint32_t get(uint32_t addr) {
-    uint8_t b[4];
-    node->chip().host_read_sram(addr, b);
-    return uint32_t(b[0]) << 24 | uint32_t(b[1]) << 16 | uint32_t(b[2]) << 8 | b[3];
-  }
+  void put(uint32_t addr, uint32_t v) { kit::poke32(*node, addr, v); }
+  uint32_t get(uint32_t addr) { return kit::peek32(*node, addr); }
   uint32_t result(int i) { return get(kArgs + 12 + 4 * i); }
   void run(uint32_t test, uint32_t host, uint32_t len) {
     put(kArgs, test);

@@ -74,7 +74,7 @@ const ErrorCase kErrorCases[] = {
      "lk.cluster: argument 1 field 'platform': expected a platform table (lk.platform) or a platform name, got number 42"},
     {"EditedPlatformIsChecked", "local p = lk.platform('vmmc'); p.link.latency_ns = 'slow'; lk.cluster{ platform = p }",
      "lk.cluster: argument 1 field 'platform': vmmc.lua: link.latency_ns: expected a number, got a string"},
-    {"NodeIndexOutOfRange", "c:node(5)", "Cluster:node: argument 1: expected a node index in 0..1, got number 5"},
+    {"NodeIndexOutOfRange", "c:node(5)", "Cluster:node: argument 1: expected a Node or a node index in 0..1, got number 5"},
     {"MethodWithoutColon", "c.node(1)", "Cluster:node: expected a Cluster as self (call it with ':'), got number 1"},
     {"WrongUserdata", "c:node(0):load(c)", "Node:load: argument 1: expected a Firmware, got Cluster"},
     {"MissingSource", "lk.firmware{ sources = { 'nope.c' } }",
