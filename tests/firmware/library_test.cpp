@@ -3,7 +3,9 @@
 // assembly names a register by number.
 #include "../chip/firmware.h"
 #include "host/kit/sram.h"
+#include "sim/cluster.h"
 #include "sim/node.h"
+#include "sim/platform.h"
 
 #include <gtest/gtest.h>
 
@@ -28,8 +30,9 @@ struct Rig {
   Rig() {
     static const assembler::FirmwareImage image =
         test::build_firmware({test::source("tests/firmware/fw/libtest.fw")});
-    sim::NodeParams params;
-    params.pci = host::PciParams::vmmc();
+    // VMMC's testbed node (LANai 4.1, 430FX PCI): the library's routines on a real NIC.
+    static const sim::NodeParams params =
+        sim::cluster_params(sim::load_platform(test::source("lua-scripts/platforms/vmmc.lua")), 1).node;
     node = std::make_unique<sim::Node>(kernel, params, 0, "n0");
     node->load(image);
     node->chip().on_stop([this](vm::Chip&) { stopped = true; });
