@@ -1,6 +1,7 @@
-// The kit's image view and node set-up for scripts (docs/scripting.md, "Firmware places";
-// host/kit/image_view.h, setup.h, sram.h): a protocol written in Lua (raw) finds every SRAM
-// place by path, exactly as a C++ host library does.
+// The protocol kit for scripts (docs/scripting.md, "The protocol kit from Lua";
+// host/kit/image_view.h, setup.h, sram.h, costs.h): a protocol written in Lua (raw) finds
+// every SRAM place by path and takes its host costs from the platform exactly as a C++ host
+// library does.
 //
 //   fw:ref("raw.routes")           -> { addr =, size =, type =, count = (arrays) }
 //   fw:addr("raw.sendq[3].len")    -> the address
@@ -8,11 +9,17 @@
 //   node:poke(fw, "raw.node", 3)
 //   node:fields(fw, "raw")         -> { name = value } of a struct's integer fields
 //   c:write_routes(fw, "raw.routes")   every node's route table, in the kit's convention
+//   lk.host_costs(platform, { send_post = 0, recv_poll = 0 })
+//                                  -> { send_post = ns, recv_poll = ns, defaulted = { names } }
 #include "lua/kit.h"
 
+#include "host/kit/costs.h"
 #include "host/kit/image_view.h"
 #include "host/kit/setup.h"
 #include "host/kit/sram.h"
+#include "lua/platform_table.h"
+
+#include <algorithm>
 
 namespace lanaikit::sim::lua {
 
@@ -103,6 +110,62 @@ int c_write_routes(lua_State* L) {
   return 0;
 }
 
+// lk.host_costs(platform, defaults): the platform (a name or a platform table)'s
+// host.costs of the names `defaults` lists, lanaikit's value from `defaults` for the others
+// (listed in `defaulted`, in name order). ns in and out.
+int lk_host_costs(lua_State* L) {
+  Args a(L, "lk.host_costs");
+  Platform platform;
+  if (lua_type(L, a.index(1)) == LUA_TSTRING) {
+    try {
+      platform = load_platform(platform_path(runtime_of(L).opt.source_dir, a.string(1)));
+    } catch (const std::exception& e) {
+      a.fail(1, e.what());
+    }
+  } else {
+    a.table(1);
+    lua_pushvalue(L, a.index(1));
+    struct Pop {
+      lua_State* L;
+      ~Pop() { lua_pop(L, 1); }
+    } pop{L};
+    try {
+      platform = platform_from_table(L, -1);
+    } catch (const ArgError&) {
+      throw;
+    } catch (const std::exception& e) {
+      a.fail(1, e.what());
+    }
+  }
+  const TableArg defaults = a.table(2);
+  std::vector<std::string> names;
+  lua_pushnil(L);
+  while (lua_next(L, defaults.stack_index()) != 0) {
+    if (lua_type(L, -2) != LUA_TSTRING) {
+      lua_pop(L, 2);
+      a.fail(2, "expected a table of cost name = default ns, got a key that is not a name");
+    }
+    names.emplace_back(lua_tostring(L, -2));
+    lua_pop(L, 1);
+  }
+  std::sort(names.begin(), names.end());
+  kit::CostTable t(platform);
+  lua_createtable(L, 0, int(names.size()) + 1);
+  for (const std::string& n : names) {
+    const Time fallback = *defaults.opt_time_ns(n.c_str());
+    lua_pushnumber(L, double(t.take(n, fallback)) / 1000.0);
+    lua_setfield(L, -2, n.c_str());
+  }
+  lua_createtable(L, int(t.defaulted().size()), 0);
+  lua_Integer i = 0;
+  for (const std::string& n : t.defaulted()) {
+    lua_pushstring(L, n.c_str());
+    lua_rawseti(L, -2, ++i);
+  }
+  lua_setfield(L, -2, "defaulted");
+  return 1;
+}
+
 } // namespace
 
 void open_view(lua_State* L) {
@@ -113,6 +176,8 @@ void open_view(lua_State* L) {
   extend(L, kNode, node);
   static const luaL_Reg cluster[] = {{"write_routes", wrap<c_write_routes>}, {nullptr, nullptr}};
   extend(L, kCluster, cluster);
+  lua_pushcfunction(L, wrap<lk_host_costs>);
+  lua_setfield(L, -2, "host_costs");
 }
 
 } // namespace lanaikit::sim::lua

@@ -55,12 +55,16 @@ raw.MAX_BYTES = 4096
 --   platform gives a host memcpy rate, so it is charged only if the platform has
 --   host.costs.copy_mb_per_s (assumption, stated: otherwise copies are free).
 local function host_costs(platform)
-  local costs = platform and platform.host and platform.host.costs or {}
-  local pio_write_ns = platform and platform.pci and platform.pci.pio_write_ns or 0
+  if not platform then return { post_ns = 0, copy_ns_per_byte = 0, recv_ns = 0, defaulted = {} } end
+  -- The kit's cost table (lk.host_costs): the platform's host.costs, 0 where it has none.
+  local c = lk.host_costs(platform, { send_post = 0, recv_poll = 0 })
+  local costs = platform.host and platform.host.costs or {}
+  local pio_write_ns = platform.pci and platform.pci.pio_write_ns or 0
   return {
-    post_ns = math.max(0, (costs.send_post or 0) - 5 * pio_write_ns),
+    post_ns = math.max(0, c.send_post - 5 * pio_write_ns),
     copy_ns_per_byte = costs.copy_mb_per_s and 1e3 / costs.copy_mb_per_s or 0,
-    recv_ns = costs.recv_poll or 0, -- no platform has it yet
+    recv_ns = c.recv_poll, -- no platform has it yet
+    defaulted = c.defaulted,
   }
 end
 

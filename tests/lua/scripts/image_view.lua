@@ -51,4 +51,14 @@ fails("Node:peek: argument 2: firmware: the image has no global 'nope'", n.peek,
 fails("Node:poke: block.inner[0].y is 3 bytes, not an integer of 1, 2, 4 or 8", n.poke, n, fw, "block.inner[0].y", 1)
 fails("Cluster:write_routes: argument 2: firmware: the image has no global 'routes'", c.write_routes, c, rfw, "routes")
 fails("Cluster:write_routes: firmware: block.a is not an array (its type is 'u32')", c.write_routes, c, fw, "block.a")
+-- Host costs through the kit's cost table: the platform's where it has them, the default
+-- (recorded in `defaulted`, name order) where not.
+local hc = lk.host_costs("vmmc", { send_post = 0, signal = 7, zz_copy = 3, aa_poll = 1.5 })
+assert(hc.send_post == 500 and hc.signal == 10000, "vmmc.lua's host.costs")
+assert(hc.zz_copy == 3 and hc.aa_poll == 1.5)
+assert(#hc.defaulted == 2 and hc.defaulted[1] == "aa_poll" and hc.defaulted[2] == "zz_copy")
+local p = lk.platform("dart") -- no host costs at all
+assert(lk.host_costs(p, { send_post = 250 }).send_post == 250)
+fails("lk.host_costs: argument 2 field 'x': expected", lk.host_costs, "vmmc", { x = "fast" })
+fails("lk.host_costs: argument 1:", lk.host_costs, "no_such_platform", {})
 print("image_view: ok")
