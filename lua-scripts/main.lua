@@ -26,16 +26,13 @@ if not root then error("main.lua: package.path has no <source>/lua-scripts/?.lua
 
 -- Protocols: the folders with a headline.lua, in name order.
 local protocols = {}
-local ls = io.popen(("ls -1 '%s'"):format(root:gsub("'", "'\\''")))
-if not ls then error("main.lua: cannot list " .. root, 0) end
-for name in ls:lines() do
+for _, name in ipairs(lk.list_dir(root)) do
   local f = io.open(("%s/%s/headline.lua"):format(root, name))
   if f then
     f:close()
     protocols[#protocols + 1] = name
   end
 end
-ls:close()
 if #protocols == 0 then error("main.lua: no lua-scripts/<protocol>/headline.lua under " .. root, 0) end
 
 local common = lk.platform(o.common)

@@ -1,6 +1,7 @@
 #include "lua/internal.h"
 #include "lua/protocols.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -37,6 +38,28 @@ void hook(lua_State* L, lua_Debug*) {
 
 int lk_trace_hash(lua_State* L) {
   lua_pushinteger(L, lua_Integer(runtime_of(L).trace_hash()));
+  return 1;
+}
+
+// lk.list_dir(path) -> the names in a directory, sorted (no "." or ".."); relative paths
+// are the working directory's. Scripts find things by convention (lua-scripts/<p>/headline.lua)
+// without a shell.
+int lk_list_dir(lua_State* L) {
+  Args a(L, "lk.list_dir");
+  namespace fs = std::filesystem;
+  fs::path dir = a.string(1);
+  std::error_code ec;
+  std::vector<std::string> names;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+    names.push_back(it->path().filename().string());
+  if (ec) a.fail(1, "cannot list '" + dir.string() + "': " + ec.message());
+  std::sort(names.begin(), names.end());
+  lua_createtable(L, int(names.size()), 0);
+  lua_Integer i = 0;
+  for (const std::string& n : names) {
+    lua_pushlstring(L, n.data(), n.size());
+    lua_rawseti(L, -2, ++i);
+  }
   return 1;
 }
 
@@ -212,6 +235,7 @@ Runtime::Runtime(Options options) : impl_(std::make_unique<Impl>()) {
   for (const ProtocolBinding& b : protocol_bindings()) b.open(L); // lk.vmmc, ... (lua/protocols.h)
   static const luaL_Reg fns[] = {
       {"trace_hash", wrap<lk_trace_hash>},
+      {"list_dir", wrap<lk_list_dir>},
       {"firmware_cache_stats", wrap<lk_firmware_cache_stats>},
       {nullptr, nullptr},
   };

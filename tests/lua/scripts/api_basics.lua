@@ -40,4 +40,15 @@ local r = g1:real()
 assert(r >= 0 and r < 1)
 assert(g1:choice({ "a" }) == "a")
 assert(g1:exponential(10) >= 0)
+-- lk.list_dir: sorted names, no "." or ".."; a missing directory is an error naming it.
+local names = lk.list_dir(debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$"))
+local seen = {}
+for i, n in ipairs(names) do
+  assert(n ~= "." and n ~= "..", n)
+  if i > 1 then assert(names[i - 1] < n, "sorted") end
+  seen[n] = true
+end
+assert(seen["api_basics.lua"] and seen["image_view.lua"], "this script's folder")
+local ok, err = pcall(lk.list_dir, "/no/such/dir")
+assert(not ok and err:find("lk.list_dir: argument 1: cannot list '/no/such/dir'", 1, true), err)
 print("api basics ok")
