@@ -22,14 +22,15 @@ LuaProc& caller_on(const Args& a, int arg, const ClusterBox& box, uint32_t node)
   LuaProc& lp = own_process(a, arg);
   if (lp.box != &box) a.fail(arg, "the process belongs to another cluster");
   if (lp.node != node)
-    a.fail(arg, "the process runs on node " + std::to_string(lp.node) + ", the endpoint is on node " +
-                    std::to_string(node));
+    a.fail(arg, "the process runs on node " + std::to_string(lp.node) +
+                    ", the endpoint is on node " + std::to_string(node));
   return lp;
 }
 
 void push_fields(lua_State* L, const std::vector<std::pair<std::string, uint64_t>>& fields) {
   lua_createtable(L, 0, int(fields.size()));
-  for (const auto& [name, value] : fields) set_int(L, name.c_str(), int64_t(value));
+  for (const auto& [name, value] : fields)
+    set_int(L, name.c_str(), int64_t(value));
 }
 
 namespace {
@@ -58,7 +59,8 @@ void call_callback(ClusterBox& box, int ref, const std::function<int(lua_State*)
   const int nargs = push_args(A);
   const int status = lua_pcall(A, nargs, 0, base + 1);
   if (status != LUA_OK) {
-    std::string error = lua_tostring(A, -1) ? lua_tostring(A, -1) : "(error object is not a string)";
+    std::string error =
+        lua_tostring(A, -1) ? lua_tostring(A, -1) : "(error object is not a string)";
     lua_settop(A, base);
     rt.fail(Outcome::ScriptError, what + " failed: " + error);
     box.cluster->kernel().stop();
@@ -72,14 +74,18 @@ void ClusterAnchor::open(lua_State* L) const {
   lua_setfield(L, LUA_REGISTRYINDEX, key_);
 }
 
-void ClusterAnchor::claim(const Args& a, int arg, const ClusterBox& box, const std::string& what) const {
+void ClusterAnchor::claim(const Args& a, int arg, const ClusterBox& box,
+                          const std::string& what) const {
   lua_State* L = a.state();
   lua_getfield(L, LUA_REGISTRYINDEX, key_);
   lua_rawgetp(L, -1, &box);
   const bool taken = !lua_isnil(L, -1);
   lua_pop(L, 2);
-  if (taken) a.fail(arg, "the cluster already has a " + what + " (one per cluster: it owns every node's firmware)");
-  if (box.running) a.fail_message("the cluster is running (create the " + what + " from the main script)");
+  if (taken)
+    a.fail(arg, "the cluster already has a " + what +
+                    " (one per cluster: it owns every node's firmware)");
+  if (box.running)
+    a.fail_message("the cluster is running (create the " + what + " from the main script)");
 }
 
 void ClusterAnchor::set(lua_State* L, const ClusterBox& box) const {

@@ -10,8 +10,8 @@
 namespace lanaikit::sim::lua {
 
 struct ProtocolBinding {
-  const char* name;              // "vmmc": lk.vmmc
-  void (*open)(lua_State* L);    // adds lk.<name> to the lk table on top of the stack
+  const char* name;           // "vmmc": lk.vmmc
+  void (*open)(lua_State* L); // adds lk.<name> to the lk table on top of the stack
 };
 const std::vector<ProtocolBinding>& protocol_bindings();
 

@@ -105,7 +105,8 @@ int c_write_routes(lua_State* L) {
   kit::ImageView v(firmware_arg(a, 1), "firmware");
   const kit::Ref r = ref_arg(a, v, 2);
   library_call(a, [&] {
-    for (uint32_t i = 0; i < box.cluster->size(); ++i) kit::write_routes(*box.cluster, i, r);
+    for (uint32_t i = 0; i < box.cluster->size(); ++i)
+      kit::write_routes(*box.cluster, i, r);
   });
   return 0;
 }
@@ -169,10 +170,13 @@ int lk_host_costs(lua_State* L) {
 } // namespace
 
 void open_view(lua_State* L) {
-  static const luaL_Reg firmware[] = {{"ref", wrap<fw_ref>}, {"addr", wrap<fw_addr>}, {nullptr, nullptr}};
+  static const luaL_Reg firmware[] = {
+      {"ref", wrap<fw_ref>}, {"addr", wrap<fw_addr>}, {nullptr, nullptr}};
   extend(L, kFirmware, firmware);
-  static const luaL_Reg node[] = {
-      {"peek", wrap<n_peek>}, {"poke", wrap<n_poke>}, {"fields", wrap<n_fields>}, {nullptr, nullptr}};
+  static const luaL_Reg node[] = {{"peek", wrap<n_peek>},
+                                  {"poke", wrap<n_poke>},
+                                  {"fields", wrap<n_fields>},
+                                  {nullptr, nullptr}};
   extend(L, kNode, node);
   static const luaL_Reg cluster[] = {{"write_routes", wrap<c_write_routes>}, {nullptr, nullptr}};
   extend(L, kCluster, cluster);

@@ -35,7 +35,8 @@ host::Task driver_loop(host::Process& p, sim::Node& node, std::shared_ptr<Driver
       }
       for (const auto& [mask, service] : sh->on_bits)
         if ((bits & mask) && service) co_await service(p, node.index());
-      for (const Driver::Service& service : sh->every_turn) co_await service(p, node.index());
+      for (const Driver::Service& service : sh->every_turn)
+        co_await service(p, node.index());
       if (!bits) break;
     }
   }
@@ -49,14 +50,18 @@ Driver::Driver(sim::Cluster& cluster, std::string process_name)
   started_.assign(cluster.size(), false);
 }
 
-Driver::~Driver() { shared_->alive = false; }
+Driver::~Driver() {
+  shared_->alive = false;
+}
 
 void Driver::on(uint32_t isr_bits, Service service) {
   shared_->bits |= isr_bits;
   shared_->on_bits.emplace_back(isr_bits, std::move(service));
 }
 
-void Driver::every_turn(Service service) { shared_->every_turn.push_back(std::move(service)); }
+void Driver::every_turn(Service service) {
+  shared_->every_turn.push_back(std::move(service));
+}
 
 void Driver::start(uint32_t i) {
   if (started_.at(i)) return;
@@ -67,7 +72,11 @@ void Driver::start(uint32_t i) {
   node.spawn(name_, [&node, sh](host::Process& p) { return driver_loop(p, node, sh); });
 }
 
-uint32_t Driver::bits() const { return shared_->bits; }
-uint64_t Driver::turns(uint32_t node) const { return shared_->turns.at(node); }
+uint32_t Driver::bits() const {
+  return shared_->bits;
+}
+uint64_t Driver::turns(uint32_t node) const {
+  return shared_->turns.at(node);
+}
 
 } // namespace lanaikit::kit

@@ -2,8 +2,8 @@
 // answers the control program's interrupts, the part every protocol's driver shares.
 //
 //   kit::Driver d(cluster, "vmmc-driver");
-//   d.on(regs::LAN0_SIG_BIT, [v](host::Process& p, uint32_t node) { return v->serve_miss(p, node); });
-//   d.on(regs::LAN1_SIG_BIT);                         // acknowledged; served by every_turn
+//   d.on(regs::LAN0_SIG_BIT, [v](host::Process& p, uint32_t node) { return v->serve_miss(p, node);
+//   }); d.on(regs::LAN1_SIG_BIT);                         // acknowledged; served by every_turn
 //   d.every_turn([v](host::Process& p, uint32_t node) { return v->scan_rings(p, node); });
 //   kit::start(cluster, &d);                          // chips started, EIMR set, processes spawned
 //

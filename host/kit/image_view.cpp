@@ -21,7 +21,8 @@ bool split_array(std::string_view type, std::string_view& elem, uint32_t& count)
 
 std::string names_of(const std::vector<assembler::LayoutField>& fields) {
   std::string s;
-  for (const auto& f : fields) s.append(s.empty() ? "" : ", ").append(f.name);
+  for (const auto& f : fields)
+    s.append(s.empty() ? "" : ", ").append(f.name);
   return s;
 }
 
@@ -30,7 +31,9 @@ std::string names_of(const std::vector<assembler::LayoutField>& fields) {
 ImageView::ImageView(const assembler::FirmwareImage& image, std::string who, std::string expected)
     : image_(image), who_(std::move(who)), expected_(std::move(expected)) {}
 
-void ImageView::fail(const std::string& what) const { throw KitError(who_ + ": " + what); }
+void ImageView::fail(const std::string& what) const {
+  throw KitError(who_ + ": " + what);
+}
 
 bool ImageView::has_global(std::string_view name) const {
   const assembler::GlobalLayout* g = image_.layout_table.find_global(name);
@@ -61,9 +64,10 @@ const assembler::StructLayout& ImageView::layout(std::string_view struct_name) c
   const assembler::StructLayout* s = image_.layout_table.find_struct(struct_name);
   if (!s) {
     std::string have;
-    for (const auto& st : image_.layout_table.structs) have.append(have.empty() ? "" : ", ").append(st.name);
-    fail("the image has no struct '" + std::string(struct_name) + "' (it has: " +
-         (have.empty() ? "none" : have) + ")");
+    for (const auto& st : image_.layout_table.structs)
+      have.append(have.empty() ? "" : ", ").append(st.name);
+    fail("the image has no struct '" + std::string(struct_name) +
+         "' (it has: " + (have.empty() ? "none" : have) + ")");
   }
   return *s;
 }
@@ -72,10 +76,13 @@ uint32_t ImageView::offset(std::string_view struct_name, std::string_view field)
   const assembler::StructLayout& s = layout(struct_name);
   for (const auto& f : s.fields)
     if (f.name == field) return f.offset;
-  fail("struct " + s.name + " has no field '" + std::string(field) + "' (it has: " + names_of(s.fields) + ")");
+  fail("struct " + s.name + " has no field '" + std::string(field) +
+       "' (it has: " + names_of(s.fields) + ")");
 }
 
-uint32_t ImageView::size(std::string_view struct_name) const { return layout(struct_name).size; }
+uint32_t ImageView::size(std::string_view struct_name) const {
+  return layout(struct_name).size;
+}
 
 uint64_t ImageView::constant(std::string_view name) const {
   const assembler::ConstantLayout* c = image_.layout_table.find_constant(name);
@@ -90,8 +97,10 @@ uint64_t ImageView::constant(std::string_view name) const {
 uint32_t ImageView::constant32(std::string_view name) const {
   const assembler::ConstantLayout* c = image_.layout_table.find_constant(name);
   const uint64_t v = constant(name);
-  const bool fits = c->is_signed ? int64_t(v) >= INT32_MIN && int64_t(v) <= int64_t(UINT32_MAX) : v <= UINT32_MAX;
-  if (!fits) fail("constant '" + std::string(name) + "' = " + std::to_string(v) + " does not fit 32 bits");
+  const bool fits =
+      c->is_signed ? int64_t(v) >= INT32_MIN && int64_t(v) <= int64_t(UINT32_MAX) : v <= UINT32_MAX;
+  if (!fits)
+    fail("constant '" + std::string(name) + "' = " + std::to_string(v) + " does not fit 32 bits");
   return uint32_t(v);
 }
 
@@ -108,13 +117,15 @@ Ref ImageView::ref(std::string_view path) const {
   while (i < path.size()) {
     if (path[i] == '.') {
       const size_t end = path.find_first_of(".[", i + 1);
-      r = r.field(path.substr(i + 1, end == std::string_view::npos ? std::string_view::npos : end - i - 1));
+      r = r.field(
+          path.substr(i + 1, end == std::string_view::npos ? std::string_view::npos : end - i - 1));
       i = end == std::string_view::npos ? path.size() : end;
     } else {
       const size_t close = path.find(']', i);
       uint32_t index = 0;
       const char* b = path.data() + i + 1;
-      const char* e = close == std::string_view::npos ? path.data() + path.size() : path.data() + close;
+      const char* e =
+          close == std::string_view::npos ? path.data() + path.size() : path.data() + close;
       auto [ptr, ec] = std::from_chars(b, e, index);
       if (close == std::string_view::npos || ec != std::errc() || ptr != e)
         fail("malformed path '" + std::string(path) + "' (expected global.field[index]...)");
@@ -133,9 +144,10 @@ const ImageView& Ref::view() const {
 Ref Ref::field(std::string_view name) const {
   const assembler::StructLayout& s = layout();
   for (const auto& f : s.fields)
-    if (f.name == name) return Ref(view(), addr_ + f.offset, f.size, f.type, path_ + "." + std::string(name));
-  view().fail(path_ + " (" + s.name + ") has no field '" + std::string(name) + "' (it has: " +
-              names_of(s.fields) + ")");
+    if (f.name == name)
+      return Ref(view(), addr_ + f.offset, f.size, f.type, path_ + "." + std::string(name));
+  view().fail(path_ + " (" + s.name + ") has no field '" + std::string(name) +
+              "' (it has: " + names_of(s.fields) + ")");
 }
 
 bool Ref::is_array() const {
@@ -147,7 +159,8 @@ bool Ref::is_array() const {
 uint32_t Ref::count() const {
   std::string_view elem;
   uint32_t n = 0;
-  if (!split_array(type_, elem, n)) view().fail(path_ + " is not an array (its type is '" + type_ + "')");
+  if (!split_array(type_, elem, n))
+    view().fail(path_ + " is not an array (its type is '" + type_ + "')");
   return n;
 }
 
@@ -159,16 +172,20 @@ uint32_t Ref::elem_size() const {
 Ref Ref::operator[](uint32_t i) const {
   std::string_view elem;
   uint32_t n = 0;
-  if (!split_array(type_, elem, n)) view().fail(path_ + " is not an array (its type is '" + type_ + "')");
+  if (!split_array(type_, elem, n))
+    view().fail(path_ + " is not an array (its type is '" + type_ + "')");
   if (i >= n)
-    view().fail(path_ + "[" + std::to_string(i) + "] is past the end (" + std::to_string(n) + " elements)");
+    view().fail(path_ + "[" + std::to_string(i) + "] is past the end (" + std::to_string(n) +
+                " elements)");
   const uint32_t es = size_ / n;
   return Ref(view(), addr_ + i * es, es, std::string(elem), path_ + "[" + std::to_string(i) + "]");
 }
 
 const assembler::StructLayout& Ref::layout() const {
-  if (type_.empty() || type_.back() == ']' || type_[0] == '*' || !view().image_.layout_table.find_struct(type_))
-    view().fail(path_ + " is not a struct (its type is '" + (type_.empty() ? "unknown" : type_) + "')");
+  if (type_.empty() || type_.back() == ']' || type_[0] == '*' ||
+      !view().image_.layout_table.find_struct(type_))
+    view().fail(path_ + " is not a struct (its type is '" + (type_.empty() ? "unknown" : type_) +
+                "')");
   return view().layout(type_);
 }
 

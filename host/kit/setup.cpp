@@ -9,15 +9,16 @@
 namespace lanaikit::kit {
 
 void load(sim::Cluster& cluster, const assembler::FirmwareImage& image) {
-  for (uint32_t i = 0; i < cluster.size(); ++i) cluster.node(i).load(image);
+  for (uint32_t i = 0; i < cluster.size(); ++i)
+    cluster.node(i).load(image);
 }
 
 void write_routes(sim::Cluster& cluster, uint32_t node, const Ref& table) {
   const uint32_t n = cluster.size();
   const uint32_t entries = table.count();
   if (n > entries)
-    throw KitError(table.path() + " holds routes to " + std::to_string(entries) + " nodes, the cluster has " +
-                   std::to_string(n));
+    throw KitError(table.path() + " holds routes to " + std::to_string(entries) +
+                   " nodes, the cluster has " + std::to_string(n));
   sim::Node& nd = cluster.node(node);
   for (uint32_t j = 0; j < entries; ++j) {
     const Ref entry = table[j];

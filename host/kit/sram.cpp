@@ -7,13 +7,15 @@ namespace lanaikit::kit {
 namespace {
 
 bool is_integer_type(const std::string& t) {
-  return t.size() >= 2 && (t[0] == 'u' || t[0] == 'i') && t.find_first_not_of("0123456789", 1) == std::string::npos;
+  return t.size() >= 2 && (t[0] == 'u' || t[0] == 'i') &&
+         t.find_first_not_of("0123456789", 1) == std::string::npos;
 }
 
 void check_width(const Ref& place) {
   const uint32_t s = place.size();
   if (s != 1 && s != 2 && s != 4 && s != 8)
-    throw KitError(place.path() + " is " + std::to_string(s) + " bytes, not an integer of 1, 2, 4 or 8");
+    throw KitError(place.path() + " is " + std::to_string(s) +
+                   " bytes, not an integer of 1, 2, 4 or 8");
 }
 
 } // namespace

@@ -6,7 +6,8 @@
 
 namespace lanaikit::vmmc::detail {
 
-Lcp::Lcp(const assembler::FirmwareImage& img) : image(img), view(image, "vmmc", "firmware/vmmc/vmmc.fw") {
+Lcp::Lcp(const assembler::FirmwareImage& img)
+    : image(img), view(image, "vmmc", "firmware/vmmc/vmmc.fw") {
   try {
     page = view.constant32("PAGE");
     go = view.constant32("VMMC_GO");
@@ -57,12 +58,14 @@ Lcp::Lcp(const assembler::FirmwareImage& img) : image(img), view(image, "vmmc", 
     limits.fill_max = ctl.field("fill").count();
     limits.max_nodes = routes.count();
     limits.notify_slots = page / note_size; // the ring is one page of the process's memory
-    if (limits.max_procs == 0 || limits.sq_slots == 0 || (limits.sq_slots & (limits.sq_slots - 1)) != 0 ||
-        limits.opt_pages == 0 || opt.size() != 4 * limits.opt_pages * limits.max_procs ||
-        limits.fill_max == 0 || limits.short_max > procs[0].field("sendq")[0].field("data").size())
-      throw VmmcError("vmmc: the LCP's tables have impossible sizes (MAX_PROCS " + str(limits.max_procs) +
-                      ", SQ_SLOTS " + str(limits.sq_slots) + ", OPT_PAGES " + str(limits.opt_pages) +
-                      ", FILL_MAX " + str(limits.fill_max) + ", SHORT_MAX " + str(limits.short_max) + ")");
+    if (limits.max_procs == 0 || limits.sq_slots == 0 ||
+        (limits.sq_slots & (limits.sq_slots - 1)) != 0 || limits.opt_pages == 0 ||
+        opt.size() != 4 * limits.opt_pages * limits.max_procs || limits.fill_max == 0 ||
+        limits.short_max > procs[0].field("sendq")[0].field("data").size())
+      throw VmmcError("vmmc: the LCP's tables have impossible sizes (MAX_PROCS " +
+                      str(limits.max_procs) + ", SQ_SLOTS " + str(limits.sq_slots) +
+                      ", OPT_PAGES " + str(limits.opt_pages) + ", FILL_MAX " +
+                      str(limits.fill_max) + ", SHORT_MAX " + str(limits.short_max) + ")");
   } catch (const kit::KitError& e) {
     throw VmmcError(std::string(e.what()) + " (docs/vmmc.md describes what the library expects)");
   }

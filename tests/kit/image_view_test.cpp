@@ -12,7 +12,8 @@ namespace lanaikit {
 namespace {
 
 const assembler::FirmwareImage& image() {
-  static const assembler::FirmwareImage img = test::build_firmware({test::source("tests/kit/fw/view.fw")});
+  static const assembler::FirmwareImage img =
+      test::build_firmware({test::source("tests/kit/fw/view.fw")});
   return img;
 }
 
@@ -63,12 +64,16 @@ TEST(KitImageView, WrongNamesSayWhatExists) {
             "viewtest: the image has no global 'blok' (is it tests/kit/fw/view.fw?)");
   EXPECT_EQ(error_of([&] { v.ref("block.inner[2].z"); }),
             "viewtest: block.inner[2] (Inner) has no field 'z' (it has: x, y)");
-  EXPECT_EQ(error_of([&] { v.ref("block.inner[4]"); }), "viewtest: block.inner[4] is past the end (4 elements)");
-  EXPECT_EQ(error_of([&] { v.ref("block.a[0]"); }), "viewtest: block.a is not an array (its type is 'u32')");
-  EXPECT_EQ(error_of([&] { v.ref("block.a.b"); }), "viewtest: block.a is not a struct (its type is 'u32')");
+  EXPECT_EQ(error_of([&] { v.ref("block.inner[4]"); }),
+            "viewtest: block.inner[4] is past the end (4 elements)");
+  EXPECT_EQ(error_of([&] { v.ref("block.a[0]"); }),
+            "viewtest: block.a is not an array (its type is 'u32')");
+  EXPECT_EQ(error_of([&] { v.ref("block.a.b"); }),
+            "viewtest: block.a is not a struct (its type is 'u32')");
   EXPECT_EQ(error_of([&] { v.ref("block.inner[x]"); }),
             "viewtest: malformed path 'block.inner[x]' (expected global.field[index]...)");
-  EXPECT_EQ(error_of([&] { v.layout("Nope"); }), "viewtest: the image has no struct 'Nope' (it has: Block, Inner)");
+  EXPECT_EQ(error_of([&] { v.layout("Nope"); }),
+            "viewtest: the image has no struct 'Nope' (it has: Block, Inner)");
   EXPECT_EQ(error_of([&] { v.handler("main"); }), "viewtest: the image has no handler 'main'");
   EXPECT_EQ(error_of([] { kit::Ref().field("x"); }),
             "an unresolved kit::Ref was used (assign it from an ImageView first)");

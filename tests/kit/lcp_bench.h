@@ -38,8 +38,8 @@ namespace lanaikit::test {
 
 class LcpBench {
 public:
-  LcpBench(const assembler::FirmwareImage& image, const std::string& platform, uint32_t nodes, std::string who,
-           const std::function<void(sim::ClusterParams&)>& tweak = {})
+  LcpBench(const assembler::FirmwareImage& image, const std::string& platform, uint32_t nodes,
+           std::string who, const std::function<void(sim::ClusterParams&)>& tweak = {})
       : image_(image), view_(image_, std::move(who)) {
     sim::ClusterParams cp = sim::cluster_params(sim::load_platform(source(platform)), nodes);
     if (tweak) tweak(cp);
@@ -57,7 +57,9 @@ public:
   kit::Ref ref(const std::string& path) const { return view_.ref(path); }
   uint32_t addr(const std::string& path) const { return view_.ref(path).addr(); }
   uint32_t constant(const std::string& name) const { return view_.constant32(name); }
-  uint32_t offset(const std::string& s, const std::string& field) const { return view_.offset(s, field); }
+  uint32_t offset(const std::string& s, const std::string& field) const {
+    return view_.offset(s, field);
+  }
 
   // Untimed SRAM access by path ("vmmc.sent", "vmmc_procs[1].consumed") or address.
   uint64_t peek(uint32_t n, const std::string& path) { return kit::peek(node(n), ref(path)); }
@@ -108,7 +110,8 @@ public:
         if (peek(i, ready_path) != 1) return false;
       return true;
     };
-    while (!ready() && now() < limit) run_for(10 * sim::kMicrosecond);
+    while (!ready() && now() < limit)
+      run_for(10 * sim::kMicrosecond);
     ASSERT_TRUE(ready()) << ready_path << " not 1 on every node by " << limit << " ps";
   }
 
@@ -122,7 +125,8 @@ public:
   void run(const std::function<bool()>& done, sim::Time limit = 200 * sim::kMillisecond,
            sim::Time settle = 100 * sim::kMicrosecond) {
     watch();
-    while (!done() && now() < limit) run_for(20 * sim::kMicrosecond);
+    while (!done() && now() < limit)
+      run_for(20 * sim::kMicrosecond);
     EXPECT_TRUE(done()) << "not finished by " << limit << " ps";
     run_for(settle);
   }
@@ -134,7 +138,8 @@ public:
     for (uint32_t n = 0; n < size(); ++n) {
       vm::Chip& chip = node(n).chip();
       auto pr = std::make_unique<vm::Profiler>(chip.cpu(), [&chip] { return chip.local_time(); });
-      for (const auto& name : image_.layout_table.handlers) pr->add_handler(name, *image_.handler_entry(name));
+      for (const auto& name : image_.layout_table.handlers)
+        pr->add_handler(name, *image_.handler_entry(name));
       pr->set_dma_busy([&chip] { return chip.dma_busy(); });
       chip.set_instrument(pr.get());
       profilers_.push_back(std::move(pr));
@@ -144,11 +149,14 @@ public:
   void print_profile(uint32_t n) {
     for (const auto& s : profilers_.at(n)->summaries())
       if (s.instructions.count)
-        std::printf("node%u %-16s calls %6llu  insns min %4llu median %4llu max %5llu  cycles median %4llu\n", n,
-                    s.name.c_str(), (unsigned long long)s.instructions.count,
-                    (unsigned long long)s.instructions.min, (unsigned long long)s.instructions.median,
+        std::printf("node%u %-16s calls %6llu  insns min %4llu median %4llu max %5llu  cycles "
+                    "median %4llu\n",
+                    n, s.name.c_str(), (unsigned long long)s.instructions.count,
+                    (unsigned long long)s.instructions.min,
+                    (unsigned long long)s.instructions.median,
                     (unsigned long long)s.instructions.max, (unsigned long long)s.cycles.median);
-    if (std::getenv("LK_PROFILE")) std::printf("%s\n", sim::format_profile(image_, *profilers_.at(n), "node", 400).c_str());
+    if (std::getenv("LK_PROFILE"))
+      std::printf("%s\n", sim::format_profile(image_, *profilers_.at(n), "node", 400).c_str());
   }
 
 private:
@@ -161,8 +169,9 @@ private:
       });
       if (std::getenv("LK_TRACE"))
         node(n).chip().on_event([n](const vm::ChipEventRecord& e) {
-          std::printf("node%u %-14s t=%10.3f us insn=%llu bytes=%u\n", n, vm::chip_event_name(e.kind),
-                      double(e.time) / 1e6, (unsigned long long)e.instructions, e.bytes);
+          std::printf("node%u %-14s t=%10.3f us insn=%llu bytes=%u\n", n,
+                      vm::chip_event_name(e.kind), double(e.time) / 1e6,
+                      (unsigned long long)e.instructions, e.bytes);
         });
     }
   }

@@ -18,7 +18,9 @@ struct QueueRun {
   uint64_t consumed_reads = 0;
 };
 
-uint32_t value(uint32_t seq, uint32_t field) { return seq * 0x01000193u ^ (field + 1) * 0x9E3779B9u; }
+uint32_t value(uint32_t seq, uint32_t field) {
+  return seq * 0x01000193u ^ (field + 1) * 0x9E3779B9u;
+}
 
 QueueRun run_queue(const std::vector<std::string>& defines) {
   const assembler::FirmwareImage img =
@@ -31,7 +33,8 @@ QueueRun run_queue(const std::vector<std::string>& defines) {
   bool posted = false;
   h.spawn(0, "producer", [&](host::Process& p) -> host::Task {
     sim::Node& node = h.node(0);
-    const uint32_t a = h.offset("Entry", "a"), b = h.offset("Entry", "b"), c = h.offset("Entry", "c");
+    const uint32_t a = h.offset("Entry", "a"), b = h.offset("Entry", "b"),
+                   c = h.offset("Entry", "c");
     for (uint32_t k = 0; k < entries; ++k) {
       co_await q.acquire(p, node);
       const uint32_t at = q.entry(q.next_seq());
@@ -49,8 +52,8 @@ QueueRun run_queue(const std::vector<std::string>& defines) {
     const std::string e = "q.out[" + std::to_string(k) + "]";
     const uint32_t seq = uint32_t(h.peek(0, e + ".seq"));
     ++r.entries;
-    if (seq != k + 1 || h.peek(0, e + ".a") != value(seq, 0) || h.peek(0, e + ".b") != value(seq, 1) ||
-        h.peek(0, e + ".c") != value(seq, 2))
+    if (seq != k + 1 || h.peek(0, e + ".a") != value(seq, 0) ||
+        h.peek(0, e + ".b") != value(seq, 1) || h.peek(0, e + ".c") != value(seq, 2))
       ++r.wrong;
   }
   EXPECT_EQ(q.posted(), entries);
@@ -70,7 +73,8 @@ TEST(KitSramQueue, PublishAfterCopyDeliversEveryEntryAcrossWrapsAndOvertaking) {
 TEST(KitSramQueue, PublishBeforeCopyIsCaught) {
   const QueueRun r = run_queue({"PUBLISH_FIRST=1"});
   EXPECT_EQ(r.entries, 64u);
-  EXPECT_GT(r.wrong, 0u) << "publishing `consumed` before copying must let the producer overwrite entries";
+  EXPECT_GT(r.wrong, 0u)
+      << "publishing `consumed` before copying must let the producer overwrite entries";
 }
 
 } // namespace
