@@ -89,8 +89,9 @@ struct Rig {
   Vmmc vmmc;
   int running = 0;
 
-  explicit Rig(uint32_t nodes = 2, Costs costs = costs_from_platform(platform()))
-      : cluster(sim::cluster_params(platform(), nodes)), vmmc(cluster, lcp(), std::move(costs)) {}
+  explicit Rig(uint32_t nodes = 2, Costs costs = costs_from_platform(platform()),
+               const assembler::FirmwareImage& image = lcp())
+      : cluster(sim::cluster_params(platform(), nodes)), vmmc(cluster, image, std::move(costs)) {}
 
   Process& spawn(uint32_t node, std::string name, std::function<Task(Process&)> body) {
     ++running;
@@ -280,8 +281,17 @@ TEST_F(VmmcLibrary, TwoPieceScatterAtUnalignedOffsets) {
 
 // More requests than the send queue has slots, posted back to back: the library finds
 // free slots by reading `consumed` only when all look used, and every byte arrives.
-TEST_F(VmmcLibrary, MoreRequestsThanQueueSlots) {
-  Rig rig;
+// The LCP built with its send queue at another depth (`option const SQ_SLOTS`, -D): the
+// library reads the depth from the image, no C++ rebuilt.
+const assembler::FirmwareImage& lcp_sq4() {
+  static const assembler::FirmwareImage img =
+      test::build_firmware({test::source("firmware/vmmc/vmmc.fw")}, {"SQ_SLOTS=4"});
+  return img;
+}
+
+void more_requests_than_queue_slots(const assembler::FirmwareImage& image, uint32_t slots) {
+  Rig rig(2, costs_from_platform(platform()), image);
+  ASSERT_EQ(rig.vmmc.limits().sq_slots, slots);
   Endpoint& a = rig.vmmc.open(0);
   Endpoint& b = rig.vmmc.open(1);
   const uint32_t kShorts = 3 * rig.vmmc.limits().sq_slots, kLongs = rig.vmmc.limits().sq_slots + 4;
@@ -315,8 +325,9 @@ TEST_F(VmmcLibrary, MoreRequestsThanQueueSlots) {
   ASSERT_TRUE(rig.run());
   for (const auto* v : {&shorts, &longs, &waited})
     for (const SendResult& r : *v) EXPECT_TRUE(r.ok) << r.error;
-  // 48 one-PCI-write-per-word posts (3 words + 2 payload words, 0.605 us) could be done in
-  // 29 us; the queue holds 16, so the library waited for the LCP.
+  // 3 x SQ_SLOTS posts of one PCI write per word (3 words + 2 payload words, 0.605 us each)
+  // would take that long back to back; the queue holds SQ_SLOTS, so the library waited for
+  // the LCP.
   EXPECT_GT(short_posting, Time(kShorts) * 605 * kNanosecond);
   std::vector<uint8_t> expect(kRecv, 0);
   std::copy_n(src.begin(), kShorts * 8, expect.begin());
@@ -325,6 +336,23 @@ TEST_F(VmmcLibrary, MoreRequestsThanQueueSlots) {
   EXPECT_EQ(difference(b.read(rbuf, kRecv), expect), "");
   EXPECT_EQ(a.counters().consumed, kShorts + kLongs + 1);
   EXPECT_GT(a.consumed_reads(), 0u);
+}
+
+TEST_F(VmmcLibrary, MoreRequestsThanQueueSlots) { more_requests_than_queue_slots(lcp(), 16); }
+
+TEST_F(VmmcLibrary, QueueDepthIsABuildOption) { more_requests_than_queue_slots(lcp_sq4(), 4); }
+
+// An image that is not VMMC's LCP is refused by name, before anything is written.
+TEST_F(VmmcLibrary, AnotherProgramsImageIsRefusedByName) {
+  const assembler::FirmwareImage raw = test::build_firmware({test::source("firmware/raw/raw.fw")});
+  sim::Cluster cluster(sim::cluster_params(platform(), 2));
+  try {
+    Vmmc v(cluster, raw, Costs{});
+    ADD_FAILURE() << "raw.fw was taken for the LCP";
+  } catch (const VmmcError& e) {
+    EXPECT_NE(std::string(e.what()).find("vmmc: the image has no "), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("(is it firmware/vmmc/vmmc.fw?)"), std::string::npos) << e.what();
+  }
 }
 
 // Endpoints opened after the cluster has run (the LCP notices new slots by itself).
