@@ -295,14 +295,16 @@ LinkInputs inputs(std::vector<Object> objs) {
   return in;
 }
 
-std::string link_error(const LinkInputs& in) {
-  auto img = link(in);
-  if (img) {
-    ADD_FAILURE() << "expected a link error";
+// The error of a step that must fail (`what` says what was expected when it did not).
+template <class T> std::string expected_error(llvm::Expected<T> r, const char* what) {
+  if (r) {
+    ADD_FAILURE() << what;
     return "";
   }
-  return llvm::toString(img.takeError());
+  return llvm::toString(r.takeError());
 }
+
+std::string link_error(const LinkInputs& in) { return expected_error(link(in), "expected a link error"); }
 
 } // namespace
 
@@ -669,12 +671,7 @@ const DEBUG: bool = false;
 
 // The error of a build that must fail.
 std::string build_error(const std::vector<std::string>& inputs, const BuildOptions& bo) {
-  auto img = build(inputs, bo);
-  if (img) {
-    ADD_FAILURE() << "the build succeeded";
-    return "";
-  }
-  return llvm::toString(img.takeError());
+  return expected_error(build(inputs, bo), "the build succeeded");
 }
 
 } // namespace
