@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <sstream>
 
 namespace lanaikit::tools {
@@ -137,6 +138,13 @@ int cmd_build(int argc, char** argv) {
       throw UsageError("no output file: use -o OUT.elf");
     }
     if (inputs.empty()) throw UsageError("no input files");
+    // Writing the image over a source loses the source (compilers refuse this too).
+    if (!output.empty() && output != "-")
+      for (const std::string& in : inputs) {
+        std::error_code ec;
+        if (std::filesystem::equivalent(in, output, ec) && !ec)
+          throw UsageError("the output '" + output + "' is the input '" + in + "': it would be overwritten");
+      }
   } catch (const UsageError& e) {
     return report_usage_error("build", e);
   }

@@ -129,6 +129,15 @@ def main():
         p = run([lk, "build", "-o", os.path.join(work, "x.elf"), os.path.join(work, "missing.c")])
         c.check("build missing input names it", p.returncode == 1 and "missing.c" in p.stderr,
                 p.stderr)
+        same = src("same.c", HELLO_C)
+        p = run([lk, "build", "-o", same, same])
+        with open(same) as f:
+            kept = f.read() == HELLO_C
+        c.check("build -o onto its own input is refused and the source kept",
+                p.returncode == 2 and "would be overwritten" in p.stderr and kept, p.stderr)
+        p = run([lk, "build", "-o", "./same.c", "same.c"], cwd=work)
+        c.check("build -o onto its input by another spelling is refused",
+                p.returncode == 2 and "would be overwritten" in p.stderr, p.stderr)
         _, p = build("bad.c", BAD_C)
         c.check("build compile error is file:line:col", p.returncode == 1 and
                 re.search(r"bad\.c:1:\d+: error", p.stderr) is not None, p.stderr)
