@@ -176,9 +176,15 @@ int c_load(lua_State* L) {
   return 0;
 }
 
+// A node with no firmware would fault at its first instruction: say so at the call instead.
+void check_loaded(const Args& a, Node& n) {
+  if (!n.loaded()) a.fail_message(n.name() + " has no firmware: load one first (c:load(fw) or node:load(fw))");
+}
+
 int c_start(lua_State* L) {
   Args a(L, "Cluster:start", 1);
   ClusterBox& box = cluster_self(a);
+  for (uint32_t i = 0; i < box.cluster->size(); ++i) check_loaded(a, box.cluster->node(i));
   for (uint32_t i = 0; i < box.cluster->size(); ++i) box.cluster->node(i).start();
   return 0;
 }
@@ -387,7 +393,9 @@ int n_load(lua_State* L) {
 
 int n_start(lua_State* L) {
   Args a(L, "Node:start", 1);
-  node_self(a).start();
+  Node& n = node_self(a);
+  check_loaded(a, n);
+  n.start();
   return 0;
 }
 

@@ -29,6 +29,7 @@ void Node::load(const assembler::FirmwareImage& image) {
   for (const auto& seg : image.segments)
     std::copy(seg.bytes.begin(), seg.bytes.end(), sram.data() + seg.address);
   chip_.cpu().invalidate(0, sram.size());
+  loaded_ = true;
 }
 
 host::Process& Node::spawn(std::string name, host::Process::Body body, Time at) {

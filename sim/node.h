@@ -57,6 +57,9 @@ public:
   // fit the chip's SRAM.
   void load(const assembler::FirmwareImage& image);
   void start() { chip_.start(); }
+  // Whether an image was loaded (a chip started without one runs zeroed SRAM: an illegal
+  // instruction at its first cycle).
+  bool loaded() const { return loaded_; }
   // Runs after interrupt_latency each time the chip raises its interrupt line (the
   // driver's handler: it may read registers and wake processes).
   void on_interrupt(std::function<void()> fn) { on_interrupt_ = std::move(fn); }
@@ -96,6 +99,7 @@ private:
   host::WaitList memory_watch_, interrupt_watch_;
   std::function<void()> on_interrupt_;
   uint64_t interrupts_ = 0;
+  bool loaded_ = false;
   std::vector<std::unique_ptr<host::Process>> processes_;
 };
 

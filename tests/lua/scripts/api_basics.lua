@@ -51,4 +51,10 @@ end
 assert(seen["api_basics.lua"] and seen["image_view.lua"], "this script's folder")
 local ok, err = pcall(lk.list_dir, "/no/such/dir")
 assert(not ok and err:find("lk.list_dir: argument 1: cannot list '/no/such/dir'", 1, true), err)
+-- Starting a chip with no firmware is refused at the call (it would fault at once).
+local bare = lk.cluster { nodes = 2 }
+local ok2, err2 = pcall(bare.start, bare)
+assert(not ok2 and err2:find("Cluster:start: node0 has no firmware: load one first", 1, true), err2)
+local ok3, err3 = pcall(bare:node(1).start, bare:node(1))
+assert(not ok3 and err3:find("Node:start: node1 has no firmware", 1, true), err3)
 print("api basics ok")
