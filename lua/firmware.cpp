@@ -100,7 +100,12 @@ int lk_firmware(lua_State* L) {
           t.fail("include[" + std::to_string(i + 1) + "]", "no such directory '" + (*inc)[i] + "'");
         bo.include_dirs.push_back(r);
       }
-    if (auto s = t.opt_positive("sram_bytes")) bo.sram_size = uint32_t(*s);
+    if (auto s = t.opt_positive("sram_bytes")) {
+      // As `lanaikit build --sram-size`: a 32-bit chip addresses at most 2 GiB of SRAM here.
+      if (*s % 4 != 0 || *s > 0x80000000ull)
+        t.fail("sram_bytes", "expected a multiple of 4 up to 2 GiB (2147483648), got " + std::to_string(*s));
+      bo.sram_size = uint32_t(*s);
+    }
   }
   std::shared_ptr<const assembler::FirmwareImage> image;
   try {

@@ -81,6 +81,8 @@ const ErrorCase kErrorCases[] = {
      "lk.firmware: argument 1 field 'sources[1]': no such file 'nope.c'"},
     {"BadOptLevel", "lk.firmware{ sources = 'firmware/echo/echo.c', opt = 'O9' }",
      "lk.firmware: argument 1 field 'opt': expected one of \"O0\", \"O1\", \"O2\", \"Os\", got \"O9\""},
+    {"SramBytesBeyond32Bits", "lk.firmware{ sources = 'firmware/echo/echo.c', sram_bytes = 2^40 }",
+     "lk.firmware: argument 1 field 'sram_bytes': expected a multiple of 4 up to 2 GiB (2147483648), got 1099511627776"},
     {"NegativeTime", "c:run{ until_ns = -1 }",
      "Cluster:run: argument 1 field 'until_ns': expected a non-negative time in ns, got number -1"},
     {"SramOutOfRange", "c:node(0):sram_read32(0x40000)", "Node:sram_read32: argument 1: SRAM range [262144, 262148) is outside the chip's 262144 bytes"},
