@@ -41,6 +41,23 @@ std::string describe(lua_State* L, int index) {
 }
 
 Time ns_to_ps(double ns) { return Time(std::llround(ns * 1000.0)); }
+
+namespace {
+
+// The longest time an argument may name: 2^62 ps (about 53 days of simulated time), so a
+// time added to any clock reading below it cannot overflow the 64-bit picosecond clock.
+constexpr double kMaxTimeNs = double(Time(1) << 62) / 1000.0;
+
+// Whether a Lua number is a time in ns this API takes (non-negative, finite, in range).
+bool valid_time_ns(lua_State* L, int i) {
+  if (lua_type(L, i) != LUA_TNUMBER) return false;
+  const double ns = lua_tonumber(L, i);
+  return ns >= 0 && std::isfinite(ns) && ns <= kMaxTimeNs;
+}
+
+const char* const kTimeExpected = "expected a non-negative time in ns up to 2^62 ps (about 53 days), got ";
+
+} // namespace
 double ps_to_ns(Time ps) { return double(ps) / 1000.0; }
 
 // ---- Args ---------------------------------------------------------------------------------
@@ -101,8 +118,7 @@ bool Args::boolean(int arg) const {
 
 Time Args::time_ns(int arg) const {
   const int i = index(arg);
-  if (lua_type(L_, i) != LUA_TNUMBER || !(lua_tonumber(L_, i) >= 0) || !std::isfinite(lua_tonumber(L_, i)))
-    fail(arg, "expected a non-negative time in ns, got " + describe(L_, i));
+  if (!valid_time_ns(L_, i)) fail(arg, kTimeExpected + describe(L_, i));
   return ns_to_ps(lua_tonumber(L_, i));
 }
 
@@ -253,8 +269,7 @@ Time TableArg::time_ns(const char* key) const {
   lua_State* L = a_.L_;
   push(key);
   return with_field(L, [&] {
-    if (lua_type(L, -1) != LUA_TNUMBER || !(lua_tonumber(L, -1) >= 0) || !std::isfinite(lua_tonumber(L, -1)))
-      fail(key, "expected a non-negative time in ns, got " + describe(L, -1));
+    if (!valid_time_ns(L, -1)) fail(key, kTimeExpected + describe(L, -1));
     return ns_to_ps(lua_tonumber(L, -1));
   });
 }

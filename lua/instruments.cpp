@@ -265,7 +265,10 @@ int c_timeline(lua_State* L) {
     const bool ok = lua_isnumber(L, -2) && lua_isnumber(L, -1);
     const double b = lua_tonumber(L, -2), e = lua_tonumber(L, -1);
     lua_pop(L, 3);
-    if (!ok || b < 0 || e < b) t.fail("window_ns", "expected {begin_ns, end_ns} with 0 <= begin <= end");
+    // Bounded like every time argument (lua/check.cpp): 2^62 ps, so ns_to_ps cannot overflow.
+    const double max_ns = double(Time(1) << 62) / 1000.0;
+    if (!ok || !(b >= 0) || !(e >= b) || !(e <= max_ns))
+      t.fail("window_ns", "expected {begin_ns, end_ns} with 0 <= begin <= end <= 2^62 ps (about 53 days)");
     limits.window_begin = ns_to_ps(b);
     limits.window_end = ns_to_ps(e);
   }
