@@ -302,16 +302,20 @@ MmioStatus Chip::fail(std::string detail) {
   return MmioStatus::Error;
 }
 
+// The CPU's access to a register block: routed and checked, ending the batch where the
+// block says the access needs its exact time.
+MmioStatus Chip::block_access(uint32_t addr, isa::Width width, bool is_write, uint32_t& value) {
+  AttachedBlock* b = block_at(addr, width);
+  if (!b) return MmioStatus::Error;
+  const uint32_t off = addr - b->base;
+  if (b->block->needs_exact_time(off, is_write) && !exact_ok_) return MmioStatus::Yield;
+  const MmioStatus s = is_write ? b->block->write(off, false, value) : b->block->read(off, false, value);
+  if (s == MmioStatus::Ok) return s;
+  return fail(block_error(*b, addr, s));
+}
+
 MmioStatus Chip::read(uint32_t addr, isa::Width width, uint32_t& value) {
-  if (addr >= kBlockWindowBase && addr < kBlockWindowEnd) {
-    AttachedBlock* b = block_at(addr, width);
-    if (!b) return MmioStatus::Error;
-    const uint32_t off = addr - b->base;
-    if (b->block->needs_exact_time(off, false) && !exact_ok_) return MmioStatus::Yield;
-    const MmioStatus s = b->block->read(off, false, value);
-    if (s == MmioStatus::Ok) return s;
-    return fail(block_error(*b, addr, s));
-  }
+  if (addr >= kBlockWindowBase && addr < kBlockWindowEnd) return block_access(addr, width, false, value);
   if (addr < regs::kBase) return MmioStatus::Unmapped;
   const uint32_t off = addr - regs::kBase;
   if (!reg_name(off)) return MmioStatus::Unmapped;
@@ -321,15 +325,7 @@ MmioStatus Chip::read(uint32_t addr, isa::Width width, uint32_t& value) {
 }
 
 MmioStatus Chip::write(uint32_t addr, isa::Width width, uint32_t value) {
-  if (addr >= kBlockWindowBase && addr < kBlockWindowEnd) {
-    AttachedBlock* b = block_at(addr, width);
-    if (!b) return MmioStatus::Error;
-    const uint32_t off = addr - b->base;
-    if (b->block->needs_exact_time(off, true) && !exact_ok_) return MmioStatus::Yield;
-    const MmioStatus s = b->block->write(off, false, value);
-    if (s == MmioStatus::Ok) return s;
-    return fail(block_error(*b, addr, s));
-  }
+  if (addr >= kBlockWindowBase && addr < kBlockWindowEnd) return block_access(addr, width, true, value);
   if (addr < regs::kBase) return MmioStatus::Unmapped;
   const uint32_t off = addr - regs::kBase;
   if (!reg_name(off)) return MmioStatus::Unmapped;

@@ -194,6 +194,7 @@ private:
   };
   // The block holding `addr`, or null (then error_ says why).
   AttachedBlock* block_at(uint32_t addr, isa::Width width);
+  MmioStatus block_access(uint32_t addr, isa::Width width, bool is_write, uint32_t& value);
   std::string block_error(const AttachedBlock& b, uint32_t addr, MmioStatus s) const;
   // BlockPort.
   sim::Time now() const override { return kernel_.now(); }
