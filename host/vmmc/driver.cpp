@@ -86,7 +86,7 @@ host::Op<void> VmmcState::serve_notifications(host::Process& p, uint32_t n) {
       });
       // The slot is free again once its handler ran (one posted write per notification, so
       // a long backlog frees slots as it goes instead of at its end).
-      node.pio_write_word(p, e->proc.field("notify_consumed").addr(), e->ring->taken());
+      node.pio_write_word(p, e->notify_consumed, e->ring->taken());
     }
   }
   co_return;

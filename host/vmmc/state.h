@@ -90,6 +90,7 @@ struct EpState {
   host::PhysAddr done_pa = 0;
   std::optional<kit::SramQueue> sendq; // the process's send queue (VmmcProc.sendq)
   std::optional<kit::HostRing> ring;   // its notification ring
+  uint32_t notify_consumed = 0;        // SRAM address the driver writes per notification
   mutable std::set<uint32_t> long_pending; // long requests not yet seen complete
   mutable std::set<uint32_t> rejected;     // requests whose completion word had bit 31
   std::vector<bool> long_seq;              // [seq - 1]: was request seq long?

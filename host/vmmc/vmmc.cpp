@@ -110,7 +110,8 @@ Endpoint& Vmmc::open(uint32_t node) {
   v.poke(node, e.proc.field("done_addr"), uint32_t(e.done_pa));
   v.poke(node, e.proc.field("notify_ring"), uint32_t(e.ring->base()));
   v.poke(node, e.proc.field("notify_slots"), e.ring->slots());
-  v.poke(node, e.proc.field("notify_consumed"), 0);
+  e.notify_consumed = e.proc.field("notify_consumed").addr();
+  kit::poke32(*ns.node, e.notify_consumed, 0);
   v.poke(node, e.proc.field("active"), 1);
   // The doorbell makes the LCP read the active flags now (docs/vmmc.md, "The LCP"); without
   // it the slot is served at the LCP's next periodic refresh, up to 200 us later.
