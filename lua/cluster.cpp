@@ -11,17 +11,16 @@
 
 namespace lanaikit::sim::lua {
 
-namespace {
-
-
 ClusterBox& cluster_self(const Args& a) { return live_box(a, a.self<ClusterUD>(kCluster).box); }
 
-Node& node_self(const Args& a, NodeUD** out = nullptr) {
+Node& node_self(const Args& a, NodeUD** out) {
   auto& n = a.self<NodeUD>(kNode);
   ClusterBox& box = live_box(a, n.box);
   if (out) *out = &n;
   return box.cluster->node(n.index);
 }
+
+namespace {
 
 // ---- lk.cluster ---------------------------------------------------------------------------
 

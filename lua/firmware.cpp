@@ -9,6 +9,12 @@ namespace lanaikit::sim::lua {
 
 namespace fs = std::filesystem;
 
+const assembler::FirmwareImage& image_of(const Args& a) {
+  auto& fw = a.self<FirmwareUD>(kFirmware);
+  if (!fw.image) a.fail_message("the firmware was collected");
+  return *fw.image;
+}
+
 namespace {
 
 // Relative paths: the source tree first, then the script's directory.
@@ -119,11 +125,6 @@ int lk_firmware(lua_State* L) {
   return 1;
 }
 
-const assembler::FirmwareImage& image_of(const Args& a) {
-  auto& fw = a.self<FirmwareUD>(kFirmware);
-  if (!fw.image) a.fail_message("the firmware was collected");
-  return *fw.image;
-}
 
 int fw_symbol(lua_State* L) {
   Args a(L, "Firmware:symbol", 1);

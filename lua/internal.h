@@ -225,6 +225,10 @@ void open_view(lua_State* L);        // after open_firmware and open_cluster: fw
 
 // Shared between modules.
 ClusterBox& live_box(const Args& a, const std::shared_ptr<ClusterBox>& box);
+// `self` of a method: the live cluster, the node (and its userdata), the firmware's image.
+ClusterBox& cluster_self(const Args& a);
+Node& node_self(const Args& a, NodeUD** out = nullptr);
+const assembler::FirmwareImage& image_of(const Args& a);
 int spawn_process(lua_State* L); // Cluster:spawn
 // A blocking call of a protocol binding (lk.vmmc, ...), made from a process's own function:
 // `own_process` checks that argument `arg` is the calling process (a Process, not finished,

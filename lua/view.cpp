@@ -42,9 +42,7 @@ kit::Ref ref_arg(const Args& a, const kit::ImageView& v, int arg) {
 
 int fw_ref(lua_State* L) {
   Args a(L, "Firmware:ref", 1);
-  auto& fw = a.self<FirmwareUD>(kFirmware);
-  if (!fw.image) a.fail_message("the firmware was collected");
-  kit::ImageView v(*fw.image, "firmware");
+  kit::ImageView v(image_of(a), "firmware");
   const kit::Ref r = ref_arg(a, v, 1);
   lua_createtable(L, 0, 4);
   set_int(L, "addr", r.addr());
@@ -57,51 +55,41 @@ int fw_ref(lua_State* L) {
 
 int fw_addr(lua_State* L) {
   Args a(L, "Firmware:addr", 1);
-  auto& fw = a.self<FirmwareUD>(kFirmware);
-  if (!fw.image) a.fail_message("the firmware was collected");
-  kit::ImageView v(*fw.image, "firmware");
+  kit::ImageView v(image_of(a), "firmware");
   lua_pushinteger(L, ref_arg(a, v, 1).addr());
   return 1;
 }
 
-Node& node_self(const Args& a) {
-  auto& ud = a.self<NodeUD>(kNode);
-  ClusterBox& box = live_box(a, ud.box);
-  return box.cluster->node(ud.index);
+// node:<method>(fw, path, ...): `f(node, place)` on the place the path names, its library
+// errors as "fn: message".
+template <class F> auto at_place(const Args& a, F f) {
+  Node& n = node_self(a);
+  kit::ImageView v(firmware_arg(a, 1), "firmware");
+  const kit::Ref r = ref_arg(a, v, 2);
+  return library_call(a, [&] { return f(n, r); });
 }
 
 int n_peek(lua_State* L) {
   Args a(L, "Node:peek", 1);
-  Node& n = node_self(a);
-  kit::ImageView v(firmware_arg(a, 1), "firmware");
-  const kit::Ref r = ref_arg(a, v, 2);
-  lua_pushinteger(L, lua_Integer(library_call(a, [&] { return kit::peek(n, r); })));
+  lua_pushinteger(L, lua_Integer(at_place(a, [](Node& n, const kit::Ref& r) { return kit::peek(n, r); })));
   return 1;
 }
 
 int n_poke(lua_State* L) {
   Args a(L, "Node:poke", 1);
-  Node& n = node_self(a);
-  kit::ImageView v(firmware_arg(a, 1), "firmware");
-  const kit::Ref r = ref_arg(a, v, 2);
-  const uint64_t value = uint64_t(a.integer(3));
-  library_call(a, [&] { kit::poke(n, r, value); });
+  at_place(a, [&a](Node& n, const kit::Ref& r) { kit::poke(n, r, uint64_t(a.integer(3))); });
   return 0;
 }
 
 int n_fields(lua_State* L) {
   Args a(L, "Node:fields", 1);
-  Node& n = node_self(a);
-  kit::ImageView v(firmware_arg(a, 1), "firmware");
-  const kit::Ref r = ref_arg(a, v, 2);
-  push_fields(L, library_call(a, [&] { return kit::read_fields(n, r); }));
+  push_fields(L, at_place(a, [](Node& n, const kit::Ref& r) { return kit::read_fields(n, r); }));
   return 1;
 }
 
 int c_write_routes(lua_State* L) {
   Args a(L, "Cluster:write_routes", 1);
-  auto& cud = a.self<ClusterUD>(kCluster);
-  ClusterBox& box = live_box(a, cud.box);
+  ClusterBox& box = cluster_self(a);
   kit::ImageView v(firmware_arg(a, 1), "firmware");
   const kit::Ref r = ref_arg(a, v, 2);
   library_call(a, [&] {
