@@ -188,10 +188,17 @@ host::Op<uint32_t> Endpoint::isend(host::Process& p, uint32_t dest, uint32_t tag
     if (pcs.size() > 1) node.pio_write_word(p, slot + m.d_addr1, uint32_t(pcs[1].first));
   } else {
     kind = m.send_long;
+    // The first two pieces go in the descriptor; the MCP reads the list from the third.
     const auto pcs = e.pieces(p, va, len);
-    e.write_list(e.send_list, pcs);
+    if (pcs.size() > 2) e.write_list(e.send_list, pcs);
     packet = e.b.options.packet ? e.b.options.packet : e.b.model->best_packet(len);
-    node.pio_write_word(p, slot + m.d_list, uint32_t(e.send_list));
+    node.pio_write_word(p, slot + m.d_addr0, uint32_t(pcs[0].first));
+    node.pio_write_word(p, slot + m.d_len0, pcs[0].second);
+    if (pcs.size() > 1) {
+      node.pio_write_word(p, slot + m.d_addr1, uint32_t(pcs[1].first));
+      node.pio_write_word(p, slot + m.d_len1, pcs[1].second);
+    }
+    if (pcs.size() > 2) node.pio_write_word(p, slot + m.d_list, uint32_t(e.send_list));
     node.pio_write_word(p, slot + m.d_nblocks, uint32_t(pcs.size()));
     node.pio_write_word(p, slot + m.d_pkt, packet);
   }
@@ -247,13 +254,16 @@ host::Op<void> Endpoint::irecv(host::Process& p, uint32_t tag, VirtAddr va, uint
   sim::Node& node = e.node_ref();
   std::vector<std::pair<host::PhysAddr, uint32_t>> pcs;
   if (maxlen) pcs = e.pieces(p, va, maxlen);
-  if (!pcs.empty()) e.write_list(e.recv_list, pcs);
-  const std::array<uint32_t, 8> desc = {tag, maxlen, e.taken[tag],
-                                        pcs.empty() ? 0 : uint32_t(pcs[0].first),
-                                        pcs.empty() ? 0 : pcs[0].second,
-                                        pcs.size() > 1 ? uint32_t(pcs[1].first) : 0,
-                                        uint32_t(e.recv_list), uint32_t(pcs.size())};
-  const std::array<uint32_t, 8> addr = {m.r_tag, m.r_maxlen, m.r_taken, m.r_addr0, m.r_len0, m.r_addr1, m.r_list, m.r_nblocks};
+  if (pcs.size() > 2) e.write_list(e.recv_list, pcs);
+  auto piece = [&](size_t i, bool len) -> uint32_t {
+    if (i >= pcs.size()) return 0;
+    return len ? pcs[i].second : uint32_t(pcs[i].first);
+  };
+  const std::array<uint32_t, 9> desc = {tag, maxlen, e.taken[tag], piece(0, false), piece(0, true),
+                                        piece(1, false), piece(1, true), uint32_t(e.recv_list),
+                                        uint32_t(pcs.size())};
+  const std::array<uint32_t, 9> addr = {m.r_tag,   m.r_maxlen, m.r_taken, m.r_addr0,  m.r_len0,
+                                        m.r_addr1, m.r_len1,   m.r_list,  m.r_nblocks};
   for (size_t i = 0; i < desc.size(); ++i)
     if (!e.desc_written || e.last_desc[i] != desc[i]) node.pio_write_word(p, addr[i], desc[i]);
   e.last_desc = desc;

@@ -50,6 +50,7 @@ Mcp::Mcp(const assembler::FirmwareImage& img) : image(img), view(image, "bip", "
     d_addr0 = desc + view.offset("BipSendDesc", "addr0");
     d_len0 = desc + view.offset("BipSendDesc", "len0");
     d_addr1 = desc + view.offset("BipSendDesc", "addr1");
+    d_len1 = desc + view.offset("BipSendDesc", "len1");
     d_list = desc + view.offset("BipSendDesc", "list");
     d_nblocks = desc + view.offset("BipSendDesc", "nblocks");
     d_pkt = desc + view.offset("BipSendDesc", "pkt");
@@ -62,6 +63,7 @@ Mcp::Mcp(const assembler::FirmwareImage& img) : image(img), view(image, "bip", "
     r_addr0 = recv.field("addr0").addr();
     r_len0 = recv.field("len0").addr();
     r_addr1 = recv.field("addr1").addr();
+    r_len1 = recv.field("len1").addr();
     r_list = recv.field("list").addr();
     r_nblocks = recv.field("nblocks").addr();
     tag_taken = ctl.field("tag_taken").addr();

@@ -34,11 +34,11 @@ struct Mcp {
   uint32_t rv_ok = 0, rv_truncated = 0, rv_in_ring = 0, rv_lost = 0;
   kit::Ref ctl, routes, sendq, recv;
   // Send descriptor: offsets in a slot; dest, tag and kind share one word (`head`).
-  uint32_t slot_bytes = 0, d_seq = 0, d_head = 0, d_len = 0, d_addr0 = 0, d_len0 = 0, d_addr1 = 0,
+  uint32_t slot_bytes = 0, d_seq = 0, d_head = 0, d_len = 0, d_addr0 = 0, d_len0 = 0, d_addr1 = 0, d_len1 = 0,
            d_list = 0, d_nblocks = 0, d_pkt = 0, s_data = 0;
   uint32_t dest_shift = 0, tag_shift = 0, kind_shift = 0;
   // The posted receive's fields (SRAM addresses).
-  uint32_t r_seq = 0, r_tag = 0, r_maxlen = 0, r_taken = 0, r_addr0 = 0, r_len0 = 0, r_addr1 = 0,
+  uint32_t r_seq = 0, r_tag = 0, r_maxlen = 0, r_taken = 0, r_addr0 = 0, r_len0 = 0, r_addr1 = 0, r_len1 = 0,
            r_list = 0, r_nblocks = 0;
   uint32_t tag_taken = 0; // address of tag_taken[0]
   // Host-memory records: offsets.
@@ -78,7 +78,7 @@ struct EpState {
   uint32_t recv_tag = 0;
   VirtAddr recv_va = 0;
   uint32_t recv_maxlen = 0;
-  std::array<uint32_t, 8> last_desc{}; // the receive fields as last written (skip rewrites)
+  std::array<uint32_t, 9> last_desc{}; // the receive fields as last written (skip rewrites)
   bool desc_written = false;
 
   sim::Node& node_ref();
