@@ -23,8 +23,8 @@ constexpr double kRecvCyclesPerPacket = 150;
 
 // Default thresholds (docs/bip.md, "Thresholds"): measured on the modelled BIP testbed by
 // lua-scripts/bip/thresholds.lua, which prints both crossovers.
-constexpr uint32_t kCopyMax = 64;
-constexpr uint32_t kDirectMin = 256;
+constexpr uint32_t kCopyMax = 28;
+constexpr uint32_t kDirectMin = 12;
 
 constexpr uint32_t kListPages = 8; // block-list entries for one message: 16 MB at 4 KB pages
 

@@ -51,7 +51,7 @@ struct Costs {
 Costs costs_from_platform(const sim::Platform& platform);
 
 struct Options {
-  uint32_t credits = 4;      // ring slots each node reserves per (source, tag)
+  uint32_t credits = 8;      // ring slots each node reserves per (source, tag)
   uint32_t copy_max = 0;     // sends of at most this many bytes are PIO-copied (0: the
                              //   library's measured default, docs/bip.md "Thresholds")
   uint32_t direct_min = 0;   // short messages this long or longer go straight into a posted

@@ -24,7 +24,7 @@ local DATA_TAG, REPLY_TAG, READY_TAG = 0, 1, 2
 function B.setup(o)
   o = o or {}
   local platform = type(o.platform) == "table" and o.platform or lk.platform(o.platform or "bip")
-  local fw = lk.firmware { sources = { "firmware/bip/bip.fw" }, opt = o.opt or "O2", defines = o.defines }
+  local fw = lk.firmware { sources = { "firmware/bip/bip.fw" }, opt = o.opt or "O2", defines = o.defines, debug = o.debug }
   local c = lk.cluster { platform = platform, nodes = o.nodes or 2 }
   local bip = lk.bip(c, fw, o.opts)
   local ctx = { platform = platform, fw = fw, c = c, bip = bip, eps = {}, send = {}, recv = {},
@@ -48,7 +48,8 @@ end
 
 -- Round trips of `size` bytes between nodes a and b: {samples_us (one-way), median_us,
 -- mean_us, min_us, max_us, size, mb_s (size / median)}. opts: iters (1000), warmup (2),
--- verify (check every byte received), a (0), b (1).
+-- verify (check every byte received), a (0), b (1), run (function(cluster) that runs the
+-- cluster instead of c:run{}, e.g. under a debugger).
 function B.pingpong(ctx, size, opts)
   opts = opts or {}
   local iters, warmup = opts.iters or 1000, opts.warmup or 2
@@ -91,7 +92,7 @@ function B.pingpong(ctx, size, opts)
       if not check(eb:send(p, a, REPLY_TAG, rb, size), "pong send") then return end
     end
   end)
-  ctx.c:run {}
+  if opts.run then opts.run(ctx.c) else ctx.c:run {} end -- opts.run: e.g. a debugger session
   if fail then error(("bip pingpong of %d bytes: %s"):format(size, fail), 2) end
   if #samples ~= iters then error(("bip pingpong of %d bytes: %d of %d round trips finished"):format(size, #samples, iters), 2) end
   local s = stats.summary(samples)
