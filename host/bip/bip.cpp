@@ -14,12 +14,15 @@ using namespace detail;
 
 namespace {
 
-// The MCP's work per long-message packet, measured with the profiler on firmware/bip/bip.fw
-// at 33 MHz (lua-scripts/bip/packets.lua prints it; tests/bip checks the model against
-// measured transfer times): bip_send_packet and the MCP's loop around it on the sender,
-// bip_recv's long path and its scatter on the receiver. Cycles, so a faster NIC scales.
-constexpr double kSendCyclesPerPacket = 120;
-constexpr double kRecvCyclesPerPacket = 150;
+// The MCP's per-packet costs of a long message, in LANai cycles (so a faster NIC scales),
+// measured on firmware/bip/bip.fw by lua-scripts/bip/packet_size.lua --calibrate (the DMA
+// engines' idle gaps between packets with large packets; the period per packet with
+// packets small enough for the CPU to be the bottleneck); tests/bip checks the model's
+// times against simulated transfers.
+constexpr double kGapCycles = 22;        // both sides: from one DMA's end to the next's start
+constexpr double kSendCpuCycles = 150;   // bip_send_packet and the loop around it
+constexpr double kRecvCpuCycles = 300;   // bip_recv's long path, its scatter and the loop
+constexpr double kMessageCycles = 550;   // a message's own: posting to noticing, both hosts
 
 // Default thresholds (docs/bip.md, "Thresholds"): measured on the modelled BIP testbed by
 // lua-scripts/bip/thresholds.lua, which prints both crossovers.
@@ -90,8 +93,10 @@ BipState::BipState(sim::Cluster& c, const assembler::FirmwareImage& image, Costs
   pp.latency_ns = (2 * double(cp.link.latency_ps) + double(cp.switch_config.fall_through_ps)) /
                   double(sim::kNanosecond);
   pp.header_bytes = mcp.header_bytes + 1 + 1; // one route byte and the CRC
-  pp.send_overhead_ns = kSendCyclesPerPacket * cycle_ns;
-  pp.recv_overhead_ns = kRecvCyclesPerPacket * cycle_ns;
+  pp.send_gap_ns = pp.recv_gap_ns = kGapCycles * cycle_ns;
+  pp.send_cpu_ns = kSendCpuCycles * cycle_ns;
+  pp.recv_cpu_ns = kRecvCpuCycles * cycle_ns;
+  pp.message_ns = kMessageCycles * cycle_ns;
   pp.max_packet = mcp.max_pkt;
   model.emplace(pp);
 

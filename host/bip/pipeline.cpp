@@ -14,8 +14,8 @@ PipelineModel::PipelineModel(PipelineParams params) : params_(std::move(params))
 
 // MB/s = bytes per microsecond, so bytes / MB/s * 1000 is ns.
 double PipelineModel::fetch_ns(uint32_t bytes) const {
-  return params_.send_overhead_ns + params_.dma_setup_ns +
-         bytes / host::interpolate_bandwidth(params_.dma_from_host, bytes) * 1000.0;
+  const double dma = params_.dma_setup_ns + bytes / host::interpolate_bandwidth(params_.dma_from_host, bytes) * 1000.0;
+  return std::max(params_.send_cpu_ns, params_.send_gap_ns + dma);
 }
 
 double PipelineModel::wire_ns(uint32_t bytes) const {
@@ -23,8 +23,8 @@ double PipelineModel::wire_ns(uint32_t bytes) const {
 }
 
 double PipelineModel::store_ns(uint32_t bytes) const {
-  return params_.recv_overhead_ns + params_.dma_setup_ns +
-         bytes / host::interpolate_bandwidth(params_.dma_to_host, bytes) * 1000.0;
+  const double dma = params_.dma_setup_ns + bytes / host::interpolate_bandwidth(params_.dma_to_host, bytes) * 1000.0;
+  return std::max(params_.recv_cpu_ns, params_.recv_gap_ns + dma);
 }
 
 double PipelineModel::time_ns(uint64_t len, uint32_t packet) const {
@@ -53,14 +53,17 @@ double PipelineModel::time_ns(uint64_t len, uint32_t packet) const {
     f4 += k * std::max({fetch, wire, store});
   }
   if (rest != 0 || len == 0) one(rest);
-  return f4;
+  return f4 + params_.message_ns;
 }
 
 uint32_t PipelineModel::best_packet(uint64_t len) const {
   if (auto it = best_.find(len); it != best_.end()) return it->second;
   uint32_t best = params_.step;
   double best_t = time_ns(len, best);
-  for (uint32_t p = 2 * params_.step; p <= params_.max_packet; p += params_.step) {
+  // Powers of two only: a packet that divides the page never straddles two pages of a
+  // page-aligned buffer (a straddling packet costs a second DMA on each side, which the
+  // recurrence does not count).
+  for (uint32_t p = 2 * params_.step; p <= params_.max_packet; p *= 2) {
     if (p >= len + params_.step) break; // one packet already holds the message
     const double t = time_ns(len, p);
     if (t < best_t) best = p, best_t = t;

@@ -9,15 +9,19 @@
 // Packet i enters a stage when it has left the previous one and packet i-1 has left this
 // one (a flow shop), so the message's time is
 //
-//   F1[i] = F1[i-1] + fetch(p_i)                   fetch  = o_send + dma_setup + p/B_pci(p)
-//   F2[i] = max(F1[i], F2[i-1]) + wire(p_i)        wire   = (h + p) / B_link
-//   F4[i] = max(F2[i] + lat, F4[i-1]) + store(p_i) store  = o_recv + dma_setup + p/B_pci(p)
+//   F1[i] = F1[i-1] + fetch(p_i)                   fetch = max(c_send, g_send + dma(p))
+//   F2[i] = max(F1[i], F2[i-1]) + wire(p_i)        wire  = (h + p) / B_link
+//   F4[i] = max(F2[i] + lat, F4[i-1]) + store(p_i) store = max(c_recv, g_recv + dma(p))
 //
-// and T(L, P) = F4[n]: small packets pay the per-packet overheads (o_send, o_recv: the
-// MCP's instructions per packet, h: header and route bytes) n times, large ones fill and
-// drain the pipeline slowly. best_packet(L) is the P (a multiple of `step`) minimising T.
-// Everything comes from the platform (PCI curve and setup, link rate and latency, switch
-// hops) and the MCP's measured instructions per packet; nothing from the paper's results.
+// with dma(p) = dma_setup + p / B_pci(p), and T(L, P) = F4[n] + m, m the message's own
+// cost (posting, the MCP taking the send and the receive, the completion record, the
+// receiving host noticing it). A stage is either its DMA
+// engine's (the transfer and the gap g the MCP leaves between two of them) or its CPU's
+// (c: the MCP's cycles per packet, when they exceed the transfer: small packets). Small
+// packets pay the per-packet costs n times, large ones fill and drain the pipeline slowly;
+// best_packet(L) is the P (step times a power of two) minimising T. Everything comes from the
+// platform (PCI curve and setup, link rate and latency, switch) and the MCP's measured
+// cycles (host/bip/bip.cpp says how); nothing from the paper's results.
 #pragma once
 
 #include "event/time.h"
@@ -35,10 +39,13 @@ struct PipelineParams {
   double link_mb_per_s = 160;
   double latency_ns = 0;       // head of a packet: links and switches on the path
   uint32_t header_bytes = 40;  // route and BIP header on the wire
-  double send_overhead_ns = 0; // the MCP's work per packet, sender (fetch) side
-  double recv_overhead_ns = 0; //   and receiver (store) side
+  double send_gap_ns = 0;      // the DMA engine's idle time between two packets, sender
+  double recv_gap_ns = 0;      //   and receiver
+  double send_cpu_ns = 0;      // the MCP's time per packet, sender (fetch) side
+  double recv_cpu_ns = 0;      //   and receiver (store) side
+  double message_ns = 0;       // per message, outside the pipeline
   uint32_t max_packet = 4096;
-  uint32_t step = 256;         // candidate packet sizes: step, 2 step, ... max_packet
+  uint32_t step = 256;         // candidate packet sizes: step, 2 step, 4 step, ... max_packet
 };
 
 class PipelineModel {
@@ -48,7 +55,7 @@ public:
 
   // Predicted time (ns) from the first fetch starting to the last byte in host memory.
   double time_ns(uint64_t len, uint32_t packet) const;
-  // The packet size (a multiple of step, <= max_packet) that minimises time_ns(len, .);
+  // The packet size (step times a power of two, <= max_packet) minimising time_ns(len, .);
   // memoised per length.
   uint32_t best_packet(uint64_t len) const;
 
