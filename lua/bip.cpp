@@ -286,6 +286,21 @@ int e_recv_done(lua_State* L) {
   return 1;
 }
 
+int e_sends_in_flight(lua_State* L) {
+  Args a(L, "BipEndpoint:sends_in_flight", 1);
+  EndpointUD& ud = endpoint_self(a);
+  lua_pushinteger(L, library_call(a, [&] { return ud.ep->sends_in_flight(); }));
+  return 1;
+}
+
+int e_probe(lua_State* L) {
+  Args a(L, "BipEndpoint:probe", 1);
+  EndpointUD& ud = endpoint_self(a);
+  const uint32_t tag = a.u32(1);
+  lua_pushboolean(L, library_call(a, [&] { return ud.ep->probe(tag); }));
+  return 1;
+}
+
 int e_counters(lua_State* L) {
   Args a(L, "BipEndpoint:counters", 1);
   EndpointUD& ud = endpoint_self(a);
@@ -412,6 +427,8 @@ void open_bip(lua_State* L) {
       {"recv", wrap<e_recv_any<true>>},
       {"irecv", wrap<e_recv_any<false>>},
       {"recv_done", wrap<e_recv_done>},
+      {"probe", wrap<e_probe>},
+      {"sends_in_flight", wrap<e_sends_in_flight>},
       {"wait_recv", wrap<e_wait_recv>},
       {"counters", wrap<e_counters>},
       {nullptr, nullptr},

@@ -100,6 +100,10 @@ public:
   // Non-blocking: posts and returns the send's seq; one send may be pending.
   host::Op<uint32_t> isend(host::Process& p, uint32_t dest, uint32_t tag, VirtAddr va, uint32_t len);
   bool send_done() const;                        // the pending send (if any) is complete
+  // Sends posted and not yet complete in the MCP (a copied send is complete for the caller at
+  // once, but holds its MCP slot until its packet has left): a program that must never
+  // block in isend (it waits for a slot when SEND_SLOTS are in flight) posts when this is 0.
+  uint32_t sends_in_flight() const;
   host::Op<SendResult> wait_send(host::Process& p);
 
   // Blocking receive of the next message on `tag` from any source into [va, va + maxlen)
@@ -107,6 +111,9 @@ public:
   host::Op<RecvResult> recv(host::Process& p, uint32_t tag, VirtAddr va, uint32_t maxlen);
   host::Op<void> irecv(host::Process& p, uint32_t tag, VirtAddr va, uint32_t maxlen);
   bool recv_done();                              // the pending receive (if any) is complete
+  // Whether a message is waiting in `tag`'s intermediate buffer: a recv on that tag would
+  // complete at once, without the MCP (MPI's Iprobe, for one tag and any source).
+  bool probe(uint32_t tag) const;
   host::Op<RecvResult> wait_recv(host::Process& p);
 
   struct Counters {

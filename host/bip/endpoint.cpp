@@ -219,6 +219,11 @@ bool Endpoint::send_done() const {
   return int32_t(e.mem32(e.send_done + e.b.mcp.sd_consumed) - e.pending) >= 0;
 }
 
+uint32_t Endpoint::sends_in_flight() const {
+  const Impl& e = *impl_;
+  return e.posted - e.mem32(e.send_done + e.b.mcp.sd_consumed);
+}
+
 host::Op<SendResult> Endpoint::wait_send(host::Process& p) {
   Impl& e = *impl_;
   e.check_process(p);
@@ -277,6 +282,12 @@ bool Endpoint::recv_done() {
   if (!e.recv_pending) return true;
   if (!e.recv_posted) return true;
   return e.mem32(e.recv_done + e.b.mcp.rd_seq) == e.rseq || e.ring_retires(e.recv_tag, e.rseq);
+}
+
+bool Endpoint::probe(uint32_t tag) const {
+  const Impl& e = *impl_;
+  if (tag >= e.b.mcp.max_tags) throw BipError("bip: probe of tag " + str(tag) + " (tags are 0.." + str(e.b.mcp.max_tags - 1) + ")");
+  return e.ring_has(tag);
 }
 
 host::Op<RecvResult> Endpoint::wait_recv(host::Process& p) {
