@@ -2,6 +2,7 @@
 // the report writers of report/. Paths are relative to the working directory, as
 // io.open's are.
 #include "lua/internal.h"
+#include "lua/table_walk.h"
 
 #include "report/csv.h"
 #include "report/json.h"
@@ -74,7 +75,11 @@ std::vector<std::string> string_keys(lua_State* L, int idx) {
   return out;
 }
 
-report::JsonValue to_json_value(const Args& a, int idx, const std::string& path, int depth) {
+// How deep lk.write_json follows nested tables: far beyond any result table, and far below
+// what the C++ recursion (and report::to_json's) can take.
+constexpr int kMaxJsonDepth = 100;
+
+report::JsonValue to_json_value(const Args& a, int idx, const std::string& path, TableWalk& walk) {
   lua_State* L = a.state();
   idx = lua_absindex(L, idx);
   switch (lua_type(L, idx)) {
@@ -86,13 +91,13 @@ report::JsonValue to_json_value(const Args& a, int idx, const std::string& path,
     return report::JsonValue(double(lua_tonumber(L, idx)));
   case LUA_TSTRING: return report::JsonValue(std::string(lua_tostring(L, idx)));
   case LUA_TTABLE: {
-    if (depth > 100) a.fail(2, "at " + path + ": nested too deeply (a cycle?)");
+    const TableWalk::Level level = walk.enter(L, idx, path);
     size_t n = 0;
     if (is_sequence(L, idx, n)) {
       report::JsonValue arr = report::JsonValue::array();
       for (size_t i = 1; i <= n; ++i) {
         lua_rawgeti(L, idx, lua_Integer(i));
-        arr.push_back(to_json_value(a, -1, path + "[" + std::to_string(i) + "]", depth + 1));
+        arr.push_back(to_json_value(a, -1, path + "[" + std::to_string(i) + "]", walk));
         lua_pop(L, 1);
       }
       return arr;
@@ -105,7 +110,7 @@ report::JsonValue to_json_value(const Args& a, int idx, const std::string& path,
     }
     for (const std::string& k : string_keys(L, idx)) {
       raw_field(L, idx, k.c_str());
-      obj.set(k, to_json_value(a, -1, path + "." + k, depth + 1));
+      obj.set(k, to_json_value(a, -1, path + "." + k, walk));
       lua_pop(L, 1);
     }
     return obj;
@@ -119,7 +124,8 @@ int lk_write_json(lua_State* L) {
   Args a(L, "lk.write_json");
   const std::string path = a.string(1);
   if (a.count() < 2) a.fail(2, "expected a value to write");
-  const report::JsonValue v = to_json_value(a, a.index(2), "value", 0);
+  TableWalk walk(kMaxJsonDepth, a.fn() + ": argument 2: ");
+  const report::JsonValue v = to_json_value(a, a.index(2), "value", walk);
   write_text(a, path, report::to_json(v) + "\n");
   return 0;
 }

@@ -98,6 +98,16 @@ const ErrorCase kErrorCases[] = {
     {"NoSuchLink", "c:link('nope')", "Cluster:link: argument 1: no link named 'nope'"},
     {"RngBadRange", "lk.rng(1):uniform(5, 1)", "Rng:uniform: argument 2: expected an integer >= argument 1 (5), got 1"},
     {"NoSuchPlatform", "lk.platform('atlantis')", "lk.platform: argument 1: no platform file"},
+    // Recursive walks of Lua tables grow the Lua stack, stop at a depth and name cycles
+    // (they wrote past the stack ~10 levels down: a segfault after the error came back).
+    {"JsonCycle", "local t = { a = {} }; t.a.b = t; lk.write_json('/nonexistent/x.json', t)",
+     "lk.write_json: argument 2: cycle at value.a.b: the table is value again"},
+    {"JsonNestedTooDeep", "local t = {}; local c = t; for _ = 1, 150 do c[1] = {}; c = c[1] end; lk.write_json('/nonexistent/x.json', t)",
+     "lk.write_json: argument 2: table nested deeper than 100 at value[1][1]"},
+    {"PlatformCycle", "local p = lk.platform('vmmc'); p.pci.back = p; lk.cluster{ platform = p }",
+     "lk.cluster: argument 1 field 'platform': cycle at pci.back: the table is the platform again"},
+    {"PlatformNestedTooDeep", "local p = lk.platform('vmmc'); local c = p.pci; for _ = 1, 40 do c.x = {}; c = c.x end; lk.cluster{ platform = p }",
+     "lk.cluster: argument 1 field 'platform': table nested deeper than 32 at pci.x.x.x"},
     {"RegisterName", "c:spawn(0, 'p', function(p) p:pio_write_reg('NOPE', 1) end); c:run{ for_ns = 10 }",
      "Process:pio_write_reg: argument 1: no register named 'NOPE'"},
     {"BlockingOutsideTheProcess", "local p = c:spawn(0, 'p', function(p) end); p:sync()",
