@@ -44,10 +44,13 @@ public:
   [[nodiscard]] Level enter(lua_State* L, int idx, const std::string& path) {
     const void* table = lua_topointer(L, idx);
     for (const auto& [seen, where] : path_)
-      if (seen == table) throw ArgError(prefix_ + "cycle at " + path + ": the table is " + where + " again");
+      if (seen == table)
+        throw ArgError(prefix_ + "cycle at " + path + ": the table is " + where + " again");
     if (int(path_.size()) >= max_depth_)
-      throw ArgError(prefix_ + "table nested deeper than " + std::to_string(max_depth_) + " at " + path);
-    if (!lua_checkstack(L, slots_per_level_)) throw ArgError(prefix_ + "out of Lua stack at " + path);
+      throw ArgError(prefix_ + "table nested deeper than " + std::to_string(max_depth_) + " at " +
+                     path);
+    if (!lua_checkstack(L, slots_per_level_))
+      throw ArgError(prefix_ + "out of Lua stack at " + path);
     path_.emplace_back(table, path);
     return Level(*this);
   }
@@ -56,7 +59,8 @@ private:
   int max_depth_;
   std::string prefix_;
   int slots_per_level_;
-  std::vector<std::pair<const void*, std::string>> path_; // the tables being walked, outermost first
+  std::vector<std::pair<const void*, std::string>>
+      path_; // the tables being walked, outermost first
 };
 
 } // namespace lanaikit::sim::lua
