@@ -89,6 +89,8 @@ const ErrorCase kErrorCases[] = {
      "Cluster:run: argument 1 field 'for_ns': expected a non-negative time in ns up to 2^62 ps (about 53 days), got number"},
     {"AdvanceBeyondTheClock", "c:spawn(0, 'p', function(p) p:advance_ns(1e300) end); c:run{ for_ns = 10 }",
      "Process:advance_ns: argument 1: expected a non-negative time in ns up to 2^62 ps (about 53 days), got number"},
+    {"AdvanceRepeatedlyBeyondTheClock", "c:spawn(0, 'p', function(p) for _ = 1, 5 do p:advance_ns(2e15) end end); c:run{ for_ns = 10 }",
+     "process 'node0.p': advancing 2000000000000000000 ps from local time 4000000000000000000 ps passes the clock's end"},
     {"SramOutOfRange", "c:node(0):sram_read32(0x40000)", "Node:sram_read32: argument 1: SRAM range [262144, 262148) is outside the chip's 262144 bytes"},
     {"NotAFunction", "c:spawn(0, 'p', 42)", "Cluster:spawn: argument 3: expected a function, got number 42"},
     {"ProbabilityOutOfRange", "c:node_tx(0):set_faults{ corrupt_probability = 2 }",
