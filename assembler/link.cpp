@@ -684,10 +684,9 @@ void Linker::relocate() {
 }
 
 void Linker::merge_layouts() {
-  // Which object each struct, global and constant came from first, to name both sides of a
-  // conflict.
-  std::map<std::string, unsigned> struct_from, global_from, constant_from;
-  LayoutTable& merged = image_.layout_table;
+  // One merger over every object in link order; a conflict names the object whose
+  // definition was kept and the one that disagrees.
+  LayoutMerger merger;
   for (unsigned oi : order_) {
     InObject& io = objs_[oi];
     const auto& ef = io.elf->getELFFile();
@@ -714,27 +713,12 @@ void Linker::merge_layouts() {
         errors_.push_back(io.src->name + ": " + std::string(kLayoutSection) + ": " + e.what());
         continue;
       }
-      // Entity by entity, so that a conflict names the object that defined it first.
-      auto add = [&](const std::string& name, std::map<std::string, unsigned>& from,
-                     const LayoutTable& one) {
-        try {
-          merge_layout(merged, one);
-          from.emplace(name, oi);
-        } catch (const std::runtime_error& e) {
-          auto first = from.find(name);
-          std::string other = first != from.end() ? objs_[first->second].src->name : "?";
-          errors_.push_back(other + " and " + io.src->name + ": " + e.what());
-        }
-      };
-      for (const StructLayout& st : table.structs)
-        add(st.name, struct_from, LayoutTable{{st}, {}, {}});
-      for (const GlobalLayout& g : table.globals)
-        add(g.name, global_from, LayoutTable{{}, {g}, {}});
-      for (const ConstantLayout& c : table.constants)
-        add(c.name, constant_from, LayoutTable{{}, {}, {}, {c}});
-      merge_layout(merged, LayoutTable{{}, {}, table.handlers});
+      for (const LayoutMerger::Conflict& c : merger.add(table, oi))
+        errors_.push_back(objs_[c.first_input].src->name + " and " + io.src->name + ": " +
+                          c.message);
     }
   }
+  image_.layout_table = std::move(merger).finish();
 }
 
 void Linker::build_image() {
