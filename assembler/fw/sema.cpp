@@ -1,5 +1,7 @@
 #include "assembler/fw/sema.h"
 
+#include "assembler/asm_limits.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
@@ -752,6 +754,10 @@ private:
   }
 
   void check_asm(Stmt& s) {
+    // Directives MC would run out of memory or time on (`.fill 0x40000000, 4, 0`): MC cannot
+    // be stopped once the backend hands it the template.
+    for (const assembler::AsmLimitProblem& p : assembler::asm_limit_problems(s.asm_template, sram_size_))
+      diag_.error(s.pos, "in the asm template: " + p.message);
     // Operand references in the template: $N, ${N}, ${N:mod}, $$.
     const std::string& tpl = s.asm_template;
     const size_t nops = s.outputs.size() + s.inputs.size();

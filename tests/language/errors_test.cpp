@@ -362,6 +362,20 @@ TEST(LanguageErrors, AsmThatDoesNotAssemble) {
   EXPECT_NE(r.diagnostics.find("in inline assembly"), std::string::npos) << r.diagnostics;
 }
 
+// MC cannot be stopped once it runs: a template that would exhaust memory or time is
+// refused in sema (it aborted with "LLVM ERROR: out of memory").
+TEST(LanguageErrors, AsmTooLargeForSram) {
+  EXPECT_ERROR("fn f() { asm(\".fill 0x40000000, 4, 0\"); }",
+               "t.fw:1:10: error: in the asm template: '.fill' fills 4294967296 bytes, more than "
+               "the 262144-byte SRAM holds");
+  EXPECT_ERROR("fn f() { asm(\".rept 100000000\\nnop\\n.endr\"); }",
+               "t.fw:1:10: error: in the asm template: '.rept' expands to 100000000 statements, "
+               "more than 1000000 (the limit of one assembly)");
+  EXPECT_ERROR("fn f() { asm(\".incbin \\\"/dev/zero\\\"\"); }",
+               "t.fw:1:10: error: in the asm template: '.incbin' of '/dev/zero': not a regular "
+               "file (a device or pipe may never end)");
+}
+
 TEST(LanguageErrors, BadImportPath) {
   EXPECT_EQ(first_error("import \"no/such/file.fw\";").substr(0, 54),
             "t.fw:1:8: error: cannot find import 'no/such/file.fw' ");
