@@ -911,6 +911,28 @@ TEST(Elf, ReadRejectsOtherFiles) {
   EXPECT_NE(llvm::toString(e4.takeError()).find("cannot read"), std::string::npos);
 }
 
+// Images a loader would load wrongly without a word: overlapping segments (the later one
+// would win), nothing to load (SRAM would run whatever it held), a segment past 4 GiB.
+TEST(Elf, ReadRejectsImagesThatCannotLoadAsWritten) {
+  auto parse = [](const FirmwareImage& img) {
+    const std::vector<uint8_t> b = elf_bytes(img);
+    auto r = parse_elf(std::string_view(reinterpret_cast<const char*>(b.data()), b.size()), "x.elf");
+    return r ? std::string("parsed") : llvm::toString(r.takeError());
+  };
+  FirmwareImage img;
+  img.segments.push_back({".text", 0, std::vector<uint8_t>(16, 1), 16, true, false});
+  img.segments.push_back({".data", 8, std::vector<uint8_t>(16, 2), 16, false, true});
+  EXPECT_EQ(parse(img), "x.elf: segments overlap: .text [0x00000000, 0x00000010) and .data "
+                        "[0x00000008, 0x00000018)");
+  img.segments[1].address = 16; // adjacent is fine
+  EXPECT_EQ(parse(img), "parsed");
+  img.segments[1].address = 0xFFFFFFF8;
+  EXPECT_EQ(parse(img), "x.elf: segment .data [0xfffffff8, 0x100000008) runs past the 32-bit "
+                        "address space");
+  EXPECT_EQ(parse(FirmwareImage{}), "x.elf: nothing to load (no PT_LOAD segment with a size); "
+                                    "not a firmware image built by `lanaikit build`?");
+}
+
 // ---------------------------------------------------------------------------------------
 // With the real runtime (firmware/lib), when the build has it.
 
