@@ -147,6 +147,7 @@ private:
   void resolve_addresses();
   void relocate();
   void merge_layouts();
+  void check_pinned();
   void build_image();
   std::string describe_place(const InSection& s, uint32_t off) const;
   std::string sym_display(unsigned oi, uint32_t symidx) const;
@@ -721,6 +722,29 @@ void Linker::merge_layouts() {
   image_.layout_table = std::move(merger).finish();
 }
 
+// A pinned global has no storage of its own (its name is an absolute symbol), so one that
+// lies inside the image's code or data would silently alias it.
+void Linker::check_pinned() {
+  const std::pair<const char*, std::pair<uint32_t, uint32_t>> parts[] = {
+      {".text", {text_start_, text_end_}},
+      {".rodata", {ro_start_, ro_end_}},
+      {".data", {data_start_, data_end_}},
+      {".bss", {bss_start_, bss_end_}}};
+  for (const GlobalLayout& g : image_.layout_table.globals) {
+    if (!g.pinned_address || g.size == 0)
+      continue;
+    const uint64_t begin = *g.pinned_address, end = begin + g.size;
+    for (const auto& [name, range] : parts)
+      if (range.first < range.second && begin < range.second && range.first < end) {
+        errors_.push_back("pinned global " + g.name + " [" + hex(begin) + ", " + hex(end) +
+                          ") lies on top of the image's " + name + " [" + hex(range.first) +
+                          ", " + hex(range.second) + "); pin it at or above _end (" +
+                          hex(bss_end_) + ") or make the image smaller");
+        break;
+      }
+  }
+}
+
 void Linker::build_image() {
   FirmwareImage& img = image_;
   auto make_segment = [&](Out out, uint32_t start, uint32_t end) {
@@ -829,6 +853,7 @@ llvm::Expected<FirmwareImage> Linker::run() {
   resolve_addresses();
   relocate();
   merge_layouts();
+  check_pinned();
   if (!errors_.empty())
     return make_error(llvm::join(errors_, "\n"));
   build_image();

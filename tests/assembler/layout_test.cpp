@@ -804,6 +804,19 @@ TEST(LayoutBuild, DefineErrors) {
   EXPECT_EQ(img->constant("PACKET_BYTES").value, 512u);
 }
 
+// A pinned global has no storage: pinned inside the image it would alias code or data.
+TEST(LayoutBuild, PinnedGlobalOnTopOfTheImageIsAnError) {
+  ScratchDir dir;
+  std::string start = dir.file("start.s", kStart);
+  std::string a = dir.file("a.fw", "var table: u32[64] = [1];\nvar flag: u32 @ 0x10;\n"
+                                   "fn main() -> i32 { return table[flag] as i32; }\n");
+  std::string e = build_error({start, a}, bare());
+  EXPECT_NE(e.find("pinned global flag [0x10, 0x14) lies on top of the image's .text [0x0, 0x"),
+            std::string::npos)
+      << e;
+  EXPECT_NE(e.find("pin it at or above _end"), std::string::npos) << e;
+}
+
 TEST(LayoutBuild, OptionConstantsMustBeIntegers) {
   ScratchDir dir;
   std::string start = dir.file("start.s", kStart);

@@ -376,6 +376,17 @@ TEST(LanguageErrors, AsmTooLargeForSram) {
                "file (a device or pipe may never end)");
 }
 
+// crt0.s calls main with no arguments and halts with its i32 result.
+TEST(LanguageErrors, MainWithTheWrongSignature) {
+  EXPECT_ERROR("fn main(x: u32) -> i32 { return 0; }",
+               "t.fw:1:9: error: 'main' cannot take parameters (the startup code calls it with "
+               "none): write 'fn main() -> i32'");
+  EXPECT_ERROR("fn main() -> u64 { return 0; }",
+               "t.fw:1:14: error: 'main' must return i32, its exit status, not 'u64'");
+  EXPECT_ERROR("fn main() { }",
+               "t.fw:1:4: error: 'main' must return i32, its exit status (write 'fn main() -> i32')");
+}
+
 TEST(LanguageErrors, BadImportPath) {
   EXPECT_EQ(first_error("import \"no/such/file.fw\";").substr(0, 54),
             "t.fw:1:8: error: cannot find import 'no/such/file.fw' ");
