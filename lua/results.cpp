@@ -142,7 +142,10 @@ report::CsvCell cell(lua_State* L, int idx) {
 }
 
 // lk.write_csv(path, rows [, columns]): rows are tables keyed by column name, or lists
-// in column order; without `columns`, the first row's keys in sorted order.
+// in column order; without `columns`, the first row's keys in sorted order. A row that does
+// not match the header is an error (a list longer than the header; without `columns`, a
+// field the first row lacks), never silently cut; with `columns`, named rows are projected
+// onto them. Missing fields are empty cells.
 int lk_write_csv(lua_State* L) {
   Args a(L, "lk.write_csv");
   const std::string path = a.string(1);
@@ -168,6 +171,12 @@ int lk_write_csv(lua_State* L) {
     if (columns.empty()) a.fail(3, "expected the column names (the first row has no named fields)");
   }
   if (columns.empty()) a.fail(3, "expected at least one column");
+  const bool header_from_first_row = a.none(3);
+  auto join = [](const std::vector<std::string>& v) {
+    std::string s;
+    for (const std::string& x : v) s += (s.empty() ? "" : ", ") + x;
+    return s;
+  };
   std::vector<std::vector<report::CsvCell>> out;
   for (lua_Integer i = 1; i <= n; ++i) {
     lua_rawgeti(L, rows.stack_index(), i);
@@ -178,6 +187,14 @@ int lk_write_csv(lua_State* L) {
     }
     const int row = lua_gettop(L);
     const bool positional = lua_rawlen(L, row) > 0;
+    if (positional && lua_rawlen(L, row) > columns.size())
+      a.fail(2, "row " + std::to_string(i) + " has " + std::to_string(lua_rawlen(L, row)) + " values for " +
+                    std::to_string(columns.size()) + " columns (" + join(columns) + ")");
+    if (!positional && header_from_first_row)
+      for (const std::string& k : string_keys(L, row))
+        if (!std::binary_search(columns.begin(), columns.end(), k))
+          a.fail(2, "row " + std::to_string(i) + " has field '" + k + "', which the first row (the header: " +
+                        join(columns) + ") lacks; pass the columns as argument 3");
     std::vector<report::CsvCell> r;
     for (size_t c = 0; c < columns.size(); ++c) {
       if (positional) lua_rawgeti(L, row, lua_Integer(c + 1));
