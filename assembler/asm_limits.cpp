@@ -18,7 +18,9 @@ using Wide = __int128;
 // Sizes are clamped here while evaluating, so arithmetic on huge literals cannot overflow.
 constexpr Wide kHuge = Wide(1) << 100;
 
-Wide clamp(Wide v) { return v > kHuge ? kHuge : v < -kHuge ? -kHuge : v; }
+Wide clamp(Wide v) {
+  return v > kHuge ? kHuge : v < -kHuge ? -kHuge : v;
+}
 
 Wide mul(Wide a, Wide b) {
   if (a == 0 || b == 0) return 0;
@@ -36,8 +38,7 @@ public:
   std::optional<Wide> value() {
     auto v = binary(0);
     skip_space();
-    if (!v || pos_ != s_.size())
-      return std::nullopt;
+    if (!v || pos_ != s_.size()) return std::nullopt;
     return v;
   }
 
@@ -60,7 +61,8 @@ private:
     skip_space();
     if (pos_ >= s_.size()) return {};
     if (s_.compare(pos_, 2, "<<") == 0 || s_.compare(pos_, 2, ">>") == 0) return s_.substr(pos_, 2);
-    if (std::string_view("|^&+-*/%").find(s_[pos_]) != std::string_view::npos) return s_.substr(pos_, 1);
+    if (std::string_view("|^&+-*/%").find(s_[pos_]) != std::string_view::npos)
+      return s_.substr(pos_, 1);
     return {};
   }
   std::optional<Wide> binary(int min_prec) {
@@ -68,24 +70,30 @@ private:
     while (lhs) {
       const std::string_view op = peek_op();
       const int p = precedence(op);
-      if (p == 0 || p <= min_prec)
-        break;
+      if (p == 0 || p <= min_prec) break;
       pos_ += op.size();
       auto rhs = binary(p);
-      if (!rhs)
-        return std::nullopt;
+      if (!rhs) return std::nullopt;
       const Wide a = *lhs, b = *rhs;
-      if (op == "+") lhs = clamp(a + b);
-      else if (op == "-") lhs = clamp(a - b);
-      else if (op == "*") lhs = mul(a, b);
+      if (op == "+")
+        lhs = clamp(a + b);
+      else if (op == "-")
+        lhs = clamp(a - b);
+      else if (op == "*")
+        lhs = mul(a, b);
       else if (op == "/" || op == "%") {
         if (b == 0) return std::nullopt;
         lhs = op == "/" ? a / b : a % b;
-      } else if (op == "<<") lhs = b < 0 || b >= 64 ? (a == 0 ? 0 : kHuge) : mul(a, Wide(1) << int(b));
-      else if (op == ">>") lhs = b < 0 || b >= 100 ? 0 : a >> int(b);
-      else if (op == "&") lhs = a & b;
-      else if (op == "|") lhs = a | b;
-      else lhs = a ^ b;
+      } else if (op == "<<")
+        lhs = b < 0 || b >= 64 ? (a == 0 ? 0 : kHuge) : mul(a, Wide(1) << int(b));
+      else if (op == ">>")
+        lhs = b < 0 || b >= 100 ? 0 : a >> int(b);
+      else if (op == "&")
+        lhs = a & b;
+      else if (op == "|")
+        lhs = a | b;
+      else
+        lhs = a ^ b;
     }
     return lhs;
   }
@@ -109,14 +117,19 @@ private:
     }
     if (!std::isdigit(static_cast<unsigned char>(c))) return std::nullopt;
     int base = 10;
-    if (c == '0' && pos_ + 1 < s_.size() && (s_[pos_ + 1] == 'x' || s_[pos_ + 1] == 'X')) base = 16, pos_ += 2;
-    else if (c == '0' && pos_ + 1 < s_.size() && (s_[pos_ + 1] == 'b' || s_[pos_ + 1] == 'B')) base = 2, pos_ += 2;
-    else if (c == '0') base = 8;
+    if (c == '0' && pos_ + 1 < s_.size() && (s_[pos_ + 1] == 'x' || s_[pos_ + 1] == 'X'))
+      base = 16, pos_ += 2;
+    else if (c == '0' && pos_ + 1 < s_.size() && (s_[pos_ + 1] == 'b' || s_[pos_ + 1] == 'B'))
+      base = 2, pos_ += 2;
+    else if (c == '0')
+      base = 8;
     Wide v = 0;
     size_t digits = 0;
     for (; pos_ < s_.size(); ++pos_, ++digits) {
       const char d = char(std::tolower(static_cast<unsigned char>(s_[pos_])));
-      int x = std::isdigit(static_cast<unsigned char>(d)) ? d - '0' : (d >= 'a' && d <= 'f') ? d - 'a' + 10 : 99;
+      int x = std::isdigit(static_cast<unsigned char>(d)) ? d - '0'
+              : (d >= 'a' && d <= 'f')                    ? d - 'a' + 10
+                                                          : 99;
       if (x >= base) break;
       v = clamp(mul(v, base) + x);
     }
@@ -130,7 +143,9 @@ private:
   size_t pos_ = 0;
 };
 
-std::optional<Wide> eval(std::string_view s) { return Expr(s).value(); }
+std::optional<Wide> eval(std::string_view s) {
+  return Expr(s).value();
+}
 
 // A string literal argument ("path"), unescaped; nullopt if the argument is not one.
 std::optional<std::string> string_literal(std::string_view s) {
@@ -154,11 +169,16 @@ std::vector<std::string_view> split_args(std::string_view s) {
   for (size_t i = 0; i < s.size(); ++i) {
     const char c = s[i];
     if (in_string) {
-      if (c == '\\') ++i;
-      else if (c == '"') in_string = false;
-    } else if (c == '"') in_string = true;
-    else if (c == '(') ++depth;
-    else if (c == ')') --depth;
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        in_string = false;
+    } else if (c == '"')
+      in_string = true;
+    else if (c == '(')
+      ++depth;
+    else if (c == ')')
+      --depth;
     else if (c == ',' && depth == 0) {
       out.push_back(s.substr(start, i - start));
       start = i + 1;
@@ -182,8 +202,8 @@ std::string bytes_text(Wide v) {
 }
 
 struct Statement {
-  size_t offset;          // of the directive (or the statement) in the text
-  std::string directive;  // lower case, with the dot; empty for anything else
+  size_t offset;         // of the directive (or the statement) in the text
+  std::string directive; // lower case, with the dot; empty for anything else
   std::string_view args;
 };
 
@@ -193,7 +213,8 @@ struct Statement {
 std::vector<Statement> statements(std::string_view text) {
   std::vector<Statement> out;
   auto finish = [&](size_t b, size_t e) {
-    while (b < e && std::isspace(static_cast<unsigned char>(text[b]))) ++b;
+    while (b < e && std::isspace(static_cast<unsigned char>(text[b])))
+      ++b;
     // Labels.
     for (;;) {
       size_t i = b;
@@ -201,18 +222,23 @@ std::vector<Statement> statements(std::string_view text) {
                        text[i] == '.' || text[i] == '$'))
         ++i;
       size_t j = i;
-      while (j < e && (text[j] == ' ' || text[j] == '\t')) ++j;
+      while (j < e && (text[j] == ' ' || text[j] == '\t'))
+        ++j;
       if (i > b && j < e && text[j] == ':') {
         b = j + 1;
-        while (b < e && std::isspace(static_cast<unsigned char>(text[b]))) ++b;
-      } else break;
+        while (b < e && std::isspace(static_cast<unsigned char>(text[b])))
+          ++b;
+      } else
+        break;
     }
     if (b >= e) return;
     Statement st{b, "", {}};
     if (text[b] == '.') {
       size_t i = b + 1;
-      while (i < e && (std::isalnum(static_cast<unsigned char>(text[i])) || text[i] == '_')) ++i;
-      for (size_t k = b; k < i; ++k) st.directive.push_back(char(std::tolower(static_cast<unsigned char>(text[k]))));
+      while (i < e && (std::isalnum(static_cast<unsigned char>(text[i])) || text[i] == '_'))
+        ++i;
+      for (size_t k = b; k < i; ++k)
+        st.directive.push_back(char(std::tolower(static_cast<unsigned char>(text[k]))));
       st.args = text.substr(i, e - i);
     }
     out.push_back(std::move(st));
@@ -237,7 +263,8 @@ std::vector<Statement> statements(std::string_view text) {
     if (comment || c == '\n' || c == ';') {
       finish(start, i);
       if (comment)
-        while (i < text.size() && text[i] != '\n') ++i;
+        while (i < text.size() && text[i] != '\n')
+          ++i;
       start = i + 1;
       line_start = true;
       continue;
@@ -251,11 +278,12 @@ std::vector<Statement> statements(std::string_view text) {
 class Scanner {
 public:
   struct Problem {
-    std::string rendered;    // file:line:col: error: message, the line and a caret
-    size_t root_offset;      // in the root text (of the .include that led there)
-    std::string message;     // without location in the root text, with it in an included file
+    std::string rendered; // file:line:col: error: message, the line and a caret
+    size_t root_offset;   // in the root text (of the .include that led there)
+    std::string message;  // without location in the root text, with it in an included file
   };
-  Scanner(uint64_t sram_bytes, std::vector<Problem>& errors) : sram_(Wide(sram_bytes)), errors_(errors) {}
+  Scanner(uint64_t sram_bytes, std::vector<Problem>& errors)
+      : sram_(Wide(sram_bytes)), errors_(errors) {}
 
   // The file being assembled is the first of the include chain (`name` may be a file).
   void scan_root(std::string_view text, const std::string& name) {
@@ -276,8 +304,10 @@ public:
     std::vector<Block> blocks;
     Wide total = 0;
     auto add = [&](Wide n) {
-      if (blocks.empty()) total = clamp(total + n);
-      else blocks.back().body = clamp(blocks.back().body + n);
+      if (blocks.empty())
+        total = clamp(total + n);
+      else
+        blocks.back().body = clamp(blocks.back().body + n);
     };
     for (const Statement& st : statements(text)) {
       const std::string& d = st.directive;
@@ -318,17 +348,19 @@ public:
       }
       add(1);
       if (d == ".include" || d == ".incbin") {
-        const std::optional<std::string> path = args.empty() ? std::nullopt : string_literal(args[0]);
+        const std::optional<std::string> path =
+            args.empty() ? std::nullopt : string_literal(args[0]);
         if (!path) {
-          fail("'" + d + "' needs a file name in quotes (lanaikit checks what it reads before assembling)");
+          fail("'" + d +
+               "' needs a file name in quotes (lanaikit checks what it reads before assembling)");
           continue;
         }
         std::error_code ec;
         const fs::file_status status = fs::status(*path, ec);
-        if (ec || !fs::exists(status))
-          continue; // MC reports a missing file itself
+        if (ec || !fs::exists(status)) continue; // MC reports a missing file itself
         if (!fs::is_regular_file(status)) {
-          fail("'" + d + "' of '" + *path + "': not a regular file (a device or pipe may never end)");
+          fail("'" + d + "' of '" + *path +
+               "': not a regular file (a device or pipe may never end)");
           continue;
         }
         if (d == ".incbin") {
@@ -358,26 +390,30 @@ public:
       } else if (d == ".align" || d == ".balign" || d == ".balignw" || d == ".balignl") {
         if (auto n = arg(0)) too_big(*n, "aligns to");
       } else if (d == ".p2align" || d == ".p2alignw" || d == ".p2alignl") {
-        if (auto n = arg(0); n && *n >= 0) too_big(*n >= 64 ? kHuge : Wide(1) << int(*n), "aligns to");
+        if (auto n = arg(0); n && *n >= 0)
+          too_big(*n >= 64 ? kHuge : Wide(1) << int(*n), "aligns to");
       }
     }
   }
 
 private:
-  void include(std::string_view text, const std::string& name, size_t offset, const std::string& path) {
+  void include(std::string_view text, const std::string& name, size_t offset,
+               const std::string& path) {
     std::error_code ec;
     fs::path canon = fs::weakly_canonical(path, ec);
     const std::string key = ec ? path : canon.string();
     for (size_t i = 0; i < chain_.size(); ++i)
       if (chain_[i] == key) {
         std::string cycle;
-        for (size_t j = i; j < chain_.size(); ++j) cycle += chain_names_[j] + " includes ";
+        for (size_t j = i; j < chain_.size(); ++j)
+          cycle += chain_names_[j] + " includes ";
         error(text, name, offset, "'.include' of '" + path + "' is a cycle (" + cycle + path + ")");
         return;
       }
     if (int(chain_.size()) >= kMaxIncludeDepth) {
       error(text, name, offset,
-            "'.include' of '" + path + "' nests deeper than " + std::to_string(kMaxIncludeDepth) + " files");
+            "'.include' of '" + path + "' nests deeper than " + std::to_string(kMaxIncludeDepth) +
+                " files");
       return;
     }
     std::ifstream in(path, std::ios::binary);
@@ -395,26 +431,30 @@ private:
   }
 
   // "file:line:col: error: msg", the line and a caret, as MC's SourceMgr prints them.
-  void error(std::string_view text, const std::string& name, size_t offset, const std::string& msg) {
+  void error(std::string_view text, const std::string& name, size_t offset,
+             const std::string& msg) {
     const size_t line_begin = text.rfind('\n', offset == 0 ? 0 : offset - 1);
     const size_t b = line_begin == std::string_view::npos || offset == 0 ? 0 : line_begin + 1;
     size_t e = text.find('\n', offset);
     if (e == std::string_view::npos) e = text.size();
     size_t line = 1;
-    for (size_t i = 0; i < b; ++i) line += text[i] == '\n';
+    for (size_t i = 0; i < b; ++i)
+      line += text[i] == '\n';
     std::string caret(offset - b, ' ');
     for (size_t i = b; i < offset; ++i)
       if (text[i] == '\t') caret[i - b] = '\t';
-    const std::string where = name + ":" + std::to_string(line) + ":" + std::to_string(offset - b + 1);
+    const std::string where =
+        name + ":" + std::to_string(line) + ":" + std::to_string(offset - b + 1);
     const bool root = include_offsets_.empty();
-    errors_.push_back({where + ": error: " + msg + "\n" + std::string(text.substr(b, e - b)) + "\n" + caret + "^",
-                       root ? offset : root_include_, root ? msg : where + ": " + msg});
+    errors_.push_back(
+        {where + ": error: " + msg + "\n" + std::string(text.substr(b, e - b)) + "\n" + caret + "^",
+         root ? offset : root_include_, root ? msg : where + ": " + msg});
   }
 
   Wide sram_;
   std::vector<Problem>& errors_;
-  std::vector<size_t> include_offsets_; // of the .include directives being followed
-  size_t root_include_ = 0;             // the outermost one's, in the root text
+  std::vector<size_t> include_offsets_;  // of the .include directives being followed
+  size_t root_include_ = 0;              // the outermost one's, in the root text
   std::vector<std::string> chain_;       // canonical paths of the files being scanned
   std::vector<std::string> chain_names_; // as written
 };
@@ -425,10 +465,10 @@ llvm::Error check_asm_limits(std::string_view source, std::string_view name, uin
   std::vector<Scanner::Problem> errors;
   Scanner scanner(sram_bytes, errors);
   scanner.scan_root(source, std::string(name));
-  if (errors.empty())
-    return llvm::Error::success();
+  if (errors.empty()) return llvm::Error::success();
   std::string all;
-  for (const Scanner::Problem& e : errors) all += (all.empty() ? "" : "\n") + e.rendered;
+  for (const Scanner::Problem& e : errors)
+    all += (all.empty() ? "" : "\n") + e.rendered;
   return llvm::make_error<llvm::StringError>(all, llvm::inconvertibleErrorCode());
 }
 
@@ -437,7 +477,8 @@ std::vector<AsmLimitProblem> asm_limit_problems(std::string_view source, uint64_
   Scanner scanner(sram_bytes, errors);
   scanner.scan(source, "asm");
   std::vector<AsmLimitProblem> out;
-  for (Scanner::Problem& e : errors) out.push_back({e.root_offset, std::move(e.message)});
+  for (Scanner::Problem& e : errors)
+    out.push_back({e.root_offset, std::move(e.message)});
   return out;
 }
 

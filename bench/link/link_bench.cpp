@@ -70,14 +70,17 @@ BENCHMARK(BM_Link)->Arg(1000)->Arg(10000)->Arg(50000)->Unit(benchmark::kMillisec
 
 // A name with a number (std::string(prefix).append: GCC 12 warns falsely, -Wrestrict, on
 // `"literal" + std::string` here).
-std::string numbered(const char* prefix, int i) { return std::string(prefix).append(std::to_string(i)); }
+std::string numbered(const char* prefix, int i) {
+  return std::string(prefix).append(std::to_string(i));
+}
 
 std::vector<LayoutTable> tables(int n) {
   std::vector<LayoutTable> out;
   for (int t = 0; t * 100 < n; ++t) {
     LayoutTable table;
     for (int s = 0; s < 10; ++s)
-      table.structs.push_back({numbered("Shared", s), 8, 4, {{"a", 0, 4, "u32"}, {"b", 4, 4, "u32"}}});
+      table.structs.push_back(
+          {numbered("Shared", s), 8, 4, {{"a", 0, 4, "u32"}, {"b", 4, 4, "u32"}}});
     for (int i = t * 100; i < std::min(n, t * 100 + 100); ++i)
       table.globals.push_back({numbered("g", i), "u32", 4, std::nullopt});
     table.handlers.push_back(numbered("on_", t));
@@ -103,8 +106,10 @@ void BM_PerEntity(benchmark::State& state) {
   for (auto _ : state) {
     LayoutTable merged;
     for (const LayoutTable& t : in) {
-      for (const StructLayout& s : t.structs) merge_layout(merged, LayoutTable{{s}, {}, {}});
-      for (const GlobalLayout& g : t.globals) merge_layout(merged, LayoutTable{{}, {g}, {}});
+      for (const StructLayout& s : t.structs)
+        merge_layout(merged, LayoutTable{{s}, {}, {}});
+      for (const GlobalLayout& g : t.globals)
+        merge_layout(merged, LayoutTable{{}, {g}, {}});
       merge_layout(merged, LayoutTable{{}, {}, t.handlers});
     }
     benchmark::DoNotOptimize(merged);
