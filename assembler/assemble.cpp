@@ -1,4 +1,5 @@
 #include "assembler/assemble.h"
+#include "assembler/asm_limits.h"
 
 #include <cstdlib>
 #include <memory>
@@ -83,6 +84,9 @@ std::string_view opt_flag(OptLevel level) {
 
 llvm::Expected<Object> assemble(std::string_view source, std::string_view name,
                                 const AssembleOptions& options) {
+  // MC cannot be stopped once it runs: what would exhaust memory or time is refused first.
+  if (llvm::Error e = check_asm_limits(source, name, options.sram_size))
+    return e;
   std::string err;
   const llvm::Target* target = lanai_target(err);
   if (!target)

@@ -4,6 +4,7 @@
 //     Lanai assembly output does not always re-assemble).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,10 +26,16 @@ enum class OptLevel { O0, O1, O2, Os };
 // "-O0", "-O1", "-O2", "-Os".
 std::string_view opt_flag(OptLevel level);
 
+// The SRAM of a LANai 4 board, the default everywhere an image must fit.
+inline constexpr uint32_t kDefaultSramSize = 256 * 1024;
+
 struct AssembleOptions {
   // Emit DWARF line info for the assembly source itself (like `llvm-mc -g`), so that the
   // line table maps instructions back to the .s lines.
   bool debug = false;
+  // Bounds what the source may ask for before MC runs (assembler/asm_limits.h): fills,
+  // reservations, alignments and `.incbin` larger than this are errors.
+  uint32_t sram_size = kDefaultSramSize;
 };
 
 // Assembles Lanai assembly text. `name` appears in diagnostics and becomes the object name.

@@ -42,7 +42,7 @@ llvm::Expected<Object> load_one(const std::string& path, const BuildOptions& opt
     return compile_c(path, co);
   }
   if (ext == ".s")
-    return assemble_file(path, AssembleOptions{options.debug});
+    return assemble_file(path, AssembleOptions{options.debug, options.sram_size});
   if (ext == ".o")
     return read_object(path);
   if (ext == ".fw") {

@@ -1,6 +1,7 @@
 #include "assembler/elf.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 
 #include "assembler/internal.h"
@@ -298,6 +299,14 @@ llvm::Error write_elf(const FirmwareImage& image, const std::string& path) {
 
 namespace {
 
+// "0x0001f000" (addresses in messages; 0x100000000 for the end of the address space).
+std::string hex32(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%08llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+
 uint32_t be32(const uint8_t* p) {
   return (uint32_t(p[0]) << 24) | (uint32_t(p[1]) << 16) | (uint32_t(p[2]) << 8) | p[3];
 }
@@ -415,6 +424,22 @@ llvm::Expected<FirmwareImage> parse_elf(std::string_view data, std::string_view 
   }
   std::sort(img.segments.begin(), img.segments.end(),
             [](const Segment& a, const Segment& c) { return a.address < c.address; });
+  // A loader would silently let the later segment win where two overlap, and an image with
+  // nothing to load runs whatever SRAM held: both are malformed images, not programs.
+  if (img.segments.empty())
+    return make_error(name + ": nothing to load (no PT_LOAD segment with a size); not a "
+                             "firmware image built by `lanaikit build`?");
+  auto range = [](const Segment& s) {
+    return s.name + " [" + hex32(s.address) + ", " + hex32(uint64_t(s.address) + s.mem_size) + ")";
+  };
+  for (size_t i = 0; i < img.segments.size(); ++i) {
+    const Segment& s = img.segments[i];
+    if (uint64_t(s.address) + s.mem_size > (uint64_t(1) << 32))
+      return make_error(name + ": segment " + range(s) + " runs past the 32-bit address space");
+    if (i > 0 && uint64_t(img.segments[i - 1].address) + img.segments[i - 1].mem_size > s.address)
+      return make_error(name + ": segments overlap: " + range(img.segments[i - 1]) + " and " +
+                        range(s));
+  }
 
   for (const auto& sh : *sections) {
     if (sh.sh_type == E::SHT_SYMTAB) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <unordered_map>
 
 namespace lanaikit::assembler {
 
@@ -126,21 +127,35 @@ const T* find_by_name(const std::vector<T>& v, std::string_view name) {
   return nullptr;
 }
 
-// Adds `x` to `v` unless an equal entry of that name exists; a different one throws.
+template <class T> std::string conflict(const char* kind, const T& first, const T& second) {
+  return std::string("layout conflict: ") + kind + " " + second.name +
+         " has two different definitions: " + describe(first) + " and " + describe(second);
+}
+
+template <class T> void sort_by_name(std::vector<T>& v) {
+  std::stable_sort(v.begin(), v.end(), [](const T& a, const T& b) { return a.name < b.name; });
+}
+
+// Adds `x` to `v` unless an equal entry of that name exists; a different one throws. The
+// first entry of a name is the one compared against, as a linear search would find it.
 template <class T>
 void merge_entries(std::vector<T>& v, const std::vector<T>& from, const char* kind) {
+  v.reserve(v.size() + from.size()); // first, so the views below stay valid
+  std::unordered_map<std::string_view, size_t> first;
+  first.reserve(v.size() + from.size());
+  for (size_t i = 0; i < v.size(); ++i)
+    first.try_emplace(v[i].name, i);
   for (const T& x : from) {
-    auto it = std::find_if(v.begin(), v.end(), [&](const T& y) { return y.name == x.name; });
-    if (it == v.end()) {
+    auto it = first.find(x.name);
+    if (it == first.end()) {
       v.push_back(x);
+      first.emplace(v.back().name, v.size() - 1);
       continue;
     }
-    if (!(*it == x))
-      throw std::runtime_error(std::string("layout conflict: ") + kind + " " + x.name +
-                               " has two different definitions: " + describe(*it) + " and " +
-                               describe(x));
+    if (!(v[it->second] == x))
+      throw std::runtime_error(conflict(kind, v[it->second], x));
   }
-  std::stable_sort(v.begin(), v.end(), [](const T& a, const T& b) { return a.name < b.name; });
+  sort_by_name(v);
 }
 
 } // namespace
@@ -328,6 +343,39 @@ void merge_layout(LayoutTable& into, const LayoutTable& from) {
       merged.handlers.push_back(h);
   std::sort(merged.handlers.begin(), merged.handlers.end());
   into = std::move(merged);
+}
+
+template <class T>
+void LayoutMerger::add_entry(std::vector<T>& into, Index& index, const T& x, unsigned input,
+                             const char* kind, std::vector<Conflict>& conflicts) {
+  auto [it, inserted] = index.try_emplace(x.name, Entry{into.size(), input});
+  if (inserted)
+    into.push_back(x);
+  else if (!(into[it->second.position] == x))
+    conflicts.push_back({it->second.input, conflict(kind, into[it->second.position], x)});
+}
+
+std::vector<LayoutMerger::Conflict> LayoutMerger::add(const LayoutTable& table, unsigned input) {
+  std::vector<Conflict> conflicts;
+  for (const StructLayout& x : table.structs)
+    add_entry(table_.structs, structs_, x, input, "struct", conflicts);
+  for (const GlobalLayout& x : table.globals)
+    add_entry(table_.globals, globals_, x, input, "global", conflicts);
+  for (const ConstantLayout& x : table.constants)
+    add_entry(table_.constants, constants_, x, input, "constant", conflicts);
+  for (const std::string& h : table.handlers)
+    if (handlers_.insert(h).second)
+      table_.handlers.push_back(h);
+  return conflicts;
+}
+
+LayoutTable LayoutMerger::finish() && {
+  // Names are unique here, so this is the order merge_layout's sorts leave.
+  sort_by_name(table_.structs);
+  sort_by_name(table_.globals);
+  sort_by_name(table_.constants);
+  std::sort(table_.handlers.begin(), table_.handlers.end());
+  return std::move(table_);
 }
 
 LayoutTable decode_layout_section(const uint8_t* data, size_t size) {

@@ -18,6 +18,8 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace lanaikit::assembler {
@@ -106,5 +108,35 @@ LayoutTable decode_layout_section(const uint8_t* data, size_t size);
 // Merges `from` into `into`. Throws std::runtime_error naming the entity when the same name
 // has two different definitions (and then leaves `into` unchanged).
 void merge_layout(LayoutTable& into, const LayoutTable& from);
+
+// Merges many tables (the linker's objects, in link order) in O(n log n) for n entities:
+// identical duplicates collapse, the first definition of a name is kept, and a different
+// one is a conflict reported with the input that defined the name first. finish() gives
+// the table merge_layout would build by merging the inputs one entity at a time (entries
+// sorted by name), without copying and re-sorting the table per entity.
+class LayoutMerger {
+public:
+  struct Conflict {
+    unsigned first_input; // the input whose definition was kept
+    std::string message;  // "layout conflict: struct X has two different definitions: ..."
+  };
+  // Adds every struct, then every global, constant and handler of `table`, from input
+  // `input`; returns its conflicts in that order (the conflicting entities are skipped).
+  std::vector<Conflict> add(const LayoutTable& table, unsigned input);
+  LayoutTable finish() &&;
+
+private:
+  struct Entry {
+    size_t position; // in table_'s vector of that kind
+    unsigned input;
+  };
+  using Index = std::unordered_map<std::string, Entry>;
+  template <class T>
+  void add_entry(std::vector<T>& into, Index& index, const T& x, unsigned input, const char* kind,
+                 std::vector<Conflict>& conflicts);
+  LayoutTable table_;
+  Index structs_, globals_, constants_;
+  std::unordered_set<std::string> handlers_;
+};
 
 } // namespace lanaikit::assembler

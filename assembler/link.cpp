@@ -147,6 +147,7 @@ private:
   void resolve_addresses();
   void relocate();
   void merge_layouts();
+  void check_pinned();
   void build_image();
   std::string describe_place(const InSection& s, uint32_t off) const;
   std::string sym_display(unsigned oi, uint32_t symidx) const;
@@ -684,10 +685,9 @@ void Linker::relocate() {
 }
 
 void Linker::merge_layouts() {
-  // Which object each struct, global and constant came from first, to name both sides of a
-  // conflict.
-  std::map<std::string, unsigned> struct_from, global_from, constant_from;
-  LayoutTable& merged = image_.layout_table;
+  // One merger over every object in link order; a conflict names the object whose
+  // definition was kept and the one that disagrees.
+  LayoutMerger merger;
   for (unsigned oi : order_) {
     InObject& io = objs_[oi];
     const auto& ef = io.elf->getELFFile();
@@ -714,26 +714,34 @@ void Linker::merge_layouts() {
         errors_.push_back(io.src->name + ": " + std::string(kLayoutSection) + ": " + e.what());
         continue;
       }
-      // Entity by entity, so that a conflict names the object that defined it first.
-      auto add = [&](const std::string& name, std::map<std::string, unsigned>& from,
-                     const LayoutTable& one) {
-        try {
-          merge_layout(merged, one);
-          from.emplace(name, oi);
-        } catch (const std::runtime_error& e) {
-          auto first = from.find(name);
-          std::string other = first != from.end() ? objs_[first->second].src->name : "?";
-          errors_.push_back(other + " and " + io.src->name + ": " + e.what());
-        }
-      };
-      for (const StructLayout& st : table.structs)
-        add(st.name, struct_from, LayoutTable{{st}, {}, {}});
-      for (const GlobalLayout& g : table.globals)
-        add(g.name, global_from, LayoutTable{{}, {g}, {}});
-      for (const ConstantLayout& c : table.constants)
-        add(c.name, constant_from, LayoutTable{{}, {}, {}, {c}});
-      merge_layout(merged, LayoutTable{{}, {}, table.handlers});
+      for (const LayoutMerger::Conflict& c : merger.add(table, oi))
+        errors_.push_back(objs_[c.first_input].src->name + " and " + io.src->name + ": " +
+                          c.message);
     }
+  }
+  image_.layout_table = std::move(merger).finish();
+}
+
+// A pinned global has no storage of its own (its name is an absolute symbol), so one that
+// lies inside the image's code or data would silently alias it.
+void Linker::check_pinned() {
+  const std::pair<const char*, std::pair<uint32_t, uint32_t>> parts[] = {
+      {".text", {text_start_, text_end_}},
+      {".rodata", {ro_start_, ro_end_}},
+      {".data", {data_start_, data_end_}},
+      {".bss", {bss_start_, bss_end_}}};
+  for (const GlobalLayout& g : image_.layout_table.globals) {
+    if (!g.pinned_address || g.size == 0)
+      continue;
+    const uint64_t begin = *g.pinned_address, end = begin + g.size;
+    for (const auto& [name, range] : parts)
+      if (range.first < range.second && begin < range.second && range.first < end) {
+        errors_.push_back("pinned global " + g.name + " [" + hex(begin) + ", " + hex(end) +
+                          ") lies on top of the image's " + name + " [" + hex(range.first) +
+                          ", " + hex(range.second) + "); pin it at or above _end (" +
+                          hex(bss_end_) + ") or make the image smaller");
+        break;
+      }
   }
 }
 
@@ -845,6 +853,7 @@ llvm::Expected<FirmwareImage> Linker::run() {
   resolve_addresses();
   relocate();
   merge_layouts();
+  check_pinned();
   if (!errors_.empty())
     return make_error(llvm::join(errors_, "\n"));
   build_image();

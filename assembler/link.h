@@ -21,7 +21,7 @@
 
 namespace lanaikit::assembler {
 
-inline constexpr uint32_t kDefaultSramSize = 256 * 1024;
+// kDefaultSramSize (256 KiB) comes from assemble.h.
 
 struct LinkOptions {
   uint32_t sram_size = kDefaultSramSize; // the image (up to _end) must fit

@@ -23,6 +23,11 @@ inline constexpr Time kMicrosecond = 1000 * kNanosecond;
 inline constexpr Time kMillisecond = 1000 * kMicrosecond;
 inline constexpr Time kSecond = 1000 * kMillisecond;
 
+// The latest time a clock may read, and the longest time an argument may name: 2^62 ps
+// (about 53 days). A reading plus an argument then cannot overflow the 64-bit clock; a
+// clock that would pass it is an error, never a wrapped or saturated (inexact) time.
+inline constexpr Time kMaxTime = Time(1) << 62;
+
 class ClockDomain {
 public:
   // `hz`: cycles per second, e.g. 33'000'000 for a LANai 4.1.

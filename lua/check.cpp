@@ -44,9 +44,8 @@ Time ns_to_ps(double ns) { return Time(std::llround(ns * 1000.0)); }
 
 namespace {
 
-// The longest time an argument may name: 2^62 ps (about 53 days of simulated time), so a
-// time added to any clock reading below it cannot overflow the 64-bit picosecond clock.
-constexpr double kMaxTimeNs = double(Time(1) << 62) / 1000.0;
+// The longest time an argument may name (sim::kMaxTime, 2^62 ps).
+constexpr double kMaxTimeNs = double(kMaxTime) / 1000.0;
 
 // Whether a Lua number is a time in ns this API takes (non-negative, finite, in range).
 bool valid_time_ns(lua_State* L, int i) {

@@ -266,7 +266,7 @@ int c_timeline(lua_State* L) {
     const double b = lua_tonumber(L, -2), e = lua_tonumber(L, -1);
     lua_pop(L, 3);
     // Bounded like every time argument (lua/check.cpp): 2^62 ps, so ns_to_ps cannot overflow.
-    const double max_ns = double(Time(1) << 62) / 1000.0;
+    const double max_ns = double(kMaxTime) / 1000.0;
     if (!ok || !(b >= 0) || !(e >= b) || !(e <= max_ns))
       t.fail("window_ns", "expected {begin_ns, end_ns} with 0 <= begin <= end <= 2^62 ps (about 53 days)");
     limits.window_begin = ns_to_ps(b);

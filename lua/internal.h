@@ -190,6 +190,9 @@ template <int (*F)(lua_State*)> int wrap(lua_State* L) {
   try {
     r = F(L);
   } catch (const std::exception& e) {
+    // F may have filled its stack; the error is all that is left of the call, and an empty
+    // frame still has its LUA_MINSTACK slots for the message.
+    lua_settop(L, 0);
     luaL_where(L, 1);
     lua_pushstring(L, e.what());
     lua_concat(L, 2);

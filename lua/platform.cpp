@@ -6,6 +6,7 @@
 // exactly those of platform files ("vmmc.lua: link.latency_ns: expected a number, ...").
 #include "lua/internal.h"
 #include "lua/platform_table.h"
+#include "lua/table_walk.h"
 
 #include "sim/platform.h"
 
@@ -49,7 +50,11 @@ std::string quote(const std::string& s) {
   return out + "\"";
 }
 
-void serialize(lua_State* L, int idx, std::string& out, const std::string& path, int depth) {
+// How deep a platform table may nest: platform files nest a few levels (pci.dma[1]), and
+// the text serialize writes must stay within the Lua parser's nesting limit (LUAI_MAXCCALLS).
+constexpr int kMaxPlatformDepth = 32;
+
+void serialize(lua_State* L, int idx, std::string& out, const std::string& path, TableWalk& walk) {
   idx = lua_absindex(L, idx);
   switch (lua_type(L, idx)) {
   case LUA_TNUMBER: {
@@ -73,7 +78,7 @@ void serialize(lua_State* L, int idx, std::string& out, const std::string& path,
     out += lua_toboolean(L, idx) ? "true" : "false";
     return;
   case LUA_TTABLE: {
-    if (depth > 32) throw ArgError(path + ": tables nested too deeply (a cycle?)");
+    const TableWalk::Level level = walk.enter(L, idx, path.empty() ? "the platform" : path);
     out += "{";
     lua_pushnil(L);
     while (lua_next(L, idx)) {
@@ -91,7 +96,7 @@ void serialize(lua_State* L, int idx, std::string& out, const std::string& path,
       out += key + "=";
       const std::string sub = path.empty() ? key : path + (key[0] == '[' ? "" : ".") + key;
       try {
-        serialize(L, -1, out, sub, depth + 1);
+        serialize(L, -1, out, sub, walk);
       } catch (...) {
         lua_pop(L, 2);
         throw;
@@ -158,7 +163,13 @@ std::string platform_path(const std::string& source_dir, const std::string& name
 Platform platform_from_table(lua_State* L, int idx) {
   idx = lua_absindex(L, idx);
   std::string text = "return ";
-  serialize(L, idx, text, "", 0);
+  TableWalk walk(kMaxPlatformDepth, "");
+  try {
+    serialize(L, idx, text, "", walk);
+  } catch (const ArgError& e) {
+    // Not yet an argument error: the caller names the argument, as for load_platform's.
+    throw LuaError(e.what());
+  }
   text += "\n";
   static std::atomic<uint64_t> counter{0};
   const fs::path dir = fs::temp_directory_path() /

@@ -13,7 +13,8 @@ namespace lanaikit::sim::lua {
 std::string platform_path(const std::string& source_dir, const std::string& name);
 
 // The table at `idx` as a checked Platform: load_platform's checks and messages.
-// Throws ArgError (a value no platform file can hold) or sim::LuaError.
+// Throws sim::LuaError naming the field (a value no platform file can hold, a cycle, tables
+// nested deeper than 32, or what load_platform rejects).
 Platform platform_from_table(lua_State* L, int idx);
 
 } // namespace lanaikit::sim::lua

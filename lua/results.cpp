@@ -2,6 +2,7 @@
 // the report writers of report/. Paths are relative to the working directory, as
 // io.open's are.
 #include "lua/internal.h"
+#include "lua/table_walk.h"
 
 #include "report/csv.h"
 #include "report/json.h"
@@ -74,7 +75,11 @@ std::vector<std::string> string_keys(lua_State* L, int idx) {
   return out;
 }
 
-report::JsonValue to_json_value(const Args& a, int idx, const std::string& path, int depth) {
+// How deep lk.write_json follows nested tables: far beyond any result table, and far below
+// what the C++ recursion (and report::to_json's) can take.
+constexpr int kMaxJsonDepth = 100;
+
+report::JsonValue to_json_value(const Args& a, int idx, const std::string& path, TableWalk& walk) {
   lua_State* L = a.state();
   idx = lua_absindex(L, idx);
   switch (lua_type(L, idx)) {
@@ -86,13 +91,13 @@ report::JsonValue to_json_value(const Args& a, int idx, const std::string& path,
     return report::JsonValue(double(lua_tonumber(L, idx)));
   case LUA_TSTRING: return report::JsonValue(std::string(lua_tostring(L, idx)));
   case LUA_TTABLE: {
-    if (depth > 100) a.fail(2, "at " + path + ": nested too deeply (a cycle?)");
+    const TableWalk::Level level = walk.enter(L, idx, path);
     size_t n = 0;
     if (is_sequence(L, idx, n)) {
       report::JsonValue arr = report::JsonValue::array();
       for (size_t i = 1; i <= n; ++i) {
         lua_rawgeti(L, idx, lua_Integer(i));
-        arr.push_back(to_json_value(a, -1, path + "[" + std::to_string(i) + "]", depth + 1));
+        arr.push_back(to_json_value(a, -1, path + "[" + std::to_string(i) + "]", walk));
         lua_pop(L, 1);
       }
       return arr;
@@ -105,7 +110,7 @@ report::JsonValue to_json_value(const Args& a, int idx, const std::string& path,
     }
     for (const std::string& k : string_keys(L, idx)) {
       raw_field(L, idx, k.c_str());
-      obj.set(k, to_json_value(a, -1, path + "." + k, depth + 1));
+      obj.set(k, to_json_value(a, -1, path + "." + k, walk));
       lua_pop(L, 1);
     }
     return obj;
@@ -119,7 +124,8 @@ int lk_write_json(lua_State* L) {
   Args a(L, "lk.write_json");
   const std::string path = a.string(1);
   if (a.count() < 2) a.fail(2, "expected a value to write");
-  const report::JsonValue v = to_json_value(a, a.index(2), "value", 0);
+  TableWalk walk(kMaxJsonDepth, a.fn() + ": argument 2: ");
+  const report::JsonValue v = to_json_value(a, a.index(2), "value", walk);
   write_text(a, path, report::to_json(v) + "\n");
   return 0;
 }
@@ -136,7 +142,10 @@ report::CsvCell cell(lua_State* L, int idx) {
 }
 
 // lk.write_csv(path, rows [, columns]): rows are tables keyed by column name, or lists
-// in column order; without `columns`, the first row's keys in sorted order.
+// in column order; without `columns`, the first row's keys in sorted order. A row that does
+// not match the header is an error (a list longer than the header; without `columns`, a
+// field the first row lacks), never silently cut; with `columns`, named rows are projected
+// onto them. Missing fields are empty cells.
 int lk_write_csv(lua_State* L) {
   Args a(L, "lk.write_csv");
   const std::string path = a.string(1);
@@ -162,6 +171,12 @@ int lk_write_csv(lua_State* L) {
     if (columns.empty()) a.fail(3, "expected the column names (the first row has no named fields)");
   }
   if (columns.empty()) a.fail(3, "expected at least one column");
+  const bool header_from_first_row = a.none(3);
+  auto join = [](const std::vector<std::string>& v) {
+    std::string s;
+    for (const std::string& x : v) s += (s.empty() ? "" : ", ") + x;
+    return s;
+  };
   std::vector<std::vector<report::CsvCell>> out;
   for (lua_Integer i = 1; i <= n; ++i) {
     lua_rawgeti(L, rows.stack_index(), i);
@@ -172,6 +187,14 @@ int lk_write_csv(lua_State* L) {
     }
     const int row = lua_gettop(L);
     const bool positional = lua_rawlen(L, row) > 0;
+    if (positional && lua_rawlen(L, row) > columns.size())
+      a.fail(2, "row " + std::to_string(i) + " has " + std::to_string(lua_rawlen(L, row)) + " values for " +
+                    std::to_string(columns.size()) + " columns (" + join(columns) + ")");
+    if (!positional && header_from_first_row)
+      for (const std::string& k : string_keys(L, row))
+        if (!std::binary_search(columns.begin(), columns.end(), k))
+          a.fail(2, "row " + std::to_string(i) + " has field '" + k + "', which the first row (the header: " +
+                        join(columns) + ") lacks; pass the columns as argument 3");
     std::vector<report::CsvCell> r;
     for (size_t c = 0; c < columns.size(); ++c) {
       if (positional) lua_rawgeti(L, row, lua_Integer(c + 1));

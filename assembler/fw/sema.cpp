@@ -1,5 +1,7 @@
 #include "assembler/fw/sema.h"
 
+#include "assembler/asm_limits.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
@@ -482,6 +484,17 @@ private:
                                              "input from registers and queues)");
     if (it.is_handler && it.type)
       diag_.error(it.type->pos, "handler " + q(s->name) + " cannot return a value");
+    // crt0.s calls main with no arguments and halts with r8 as the exit status: another
+    // signature would read garbage arguments or a meaningless status.
+    if (s->name == "main" && it.kind != Item::ExternFn && !it.is_handler) {
+      if (!it.params.empty())
+        diag_.error(it.params.front().pos, "'main' cannot take parameters (the startup code "
+                                           "calls it with none): write 'fn main() -> i32'");
+      else if (!it.type || s->type != T().integer(32, true))
+        diag_.error(it.type ? it.type->pos : it.pos,
+                    "'main' must return i32, its exit status" +
+                        (it.type ? ", not " + q(s->type) : std::string(" (write 'fn main() -> i32')")));
+    }
     if (s->type->is_aggregate()) {
       diag_.error(it.type->pos, "function " + q(s->name) + " cannot return " + q(s->type) +
                                     " by value (return a pointer)");
@@ -752,6 +765,10 @@ private:
   }
 
   void check_asm(Stmt& s) {
+    // Directives MC would run out of memory or time on (`.fill 0x40000000, 4, 0`): MC cannot
+    // be stopped once the backend hands it the template.
+    for (const assembler::AsmLimitProblem& p : assembler::asm_limit_problems(s.asm_template, sram_size_))
+      diag_.error(s.pos, "in the asm template: " + p.message);
     // Operand references in the template: $N, ${N}, ${N:mod}, $$.
     const std::string& tpl = s.asm_template;
     const size_t nops = s.outputs.size() + s.inputs.size();

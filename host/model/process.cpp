@@ -54,6 +54,14 @@ void Process::run_body() {
   task_->h_.resume();
 }
 
+void Process::advance_out_of_range(sim::Time dt) const {
+  if (dt < 0)
+    throw std::overflow_error("process '" + name_ + "': advance by a negative time (" + std::to_string(dt) +
+                              " ps) at local time " + std::to_string(local_) + " ps");
+  throw std::overflow_error("process '" + name_ + "': advancing " + std::to_string(dt) + " ps from local time " +
+                            std::to_string(local_) + " ps passes the clock's end (2^62 ps, about 53 days)");
+}
+
 bool Process::done() const { return task_ && task_->h_ && task_->h_.done(); }
 
 void Process::post(std::function<void()> fn, uint32_t tag) {

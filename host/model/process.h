@@ -179,7 +179,13 @@ public:
 
   // The local clock.
   sim::Time local() const { return local_; }
-  void advance(sim::Time dt) { local_ += dt; }
+  // Past sim::kMaxTime (or by a negative dt) it throws std::overflow_error naming the
+  // process and both times: a saturated clock would make every later time silently wrong.
+  void advance(sim::Time dt) {
+    if (dt < 0 || dt > sim::kMaxTime - local_) [[unlikely]]
+      advance_out_of_range(dt);
+    local_ += dt;
+  }
 
   // Runs `fn` as an event at the current local time; the process goes on without waiting.
   void post(std::function<void()> fn, uint32_t tag = 0);
@@ -215,6 +221,7 @@ public:
 
 private:
   void run_body();
+  [[noreturn]] void advance_out_of_range(sim::Time dt) const;
 
   sim::Kernel& kernel_;
   std::string name_;

@@ -114,6 +114,128 @@ TEST(Assemble, ProducesLanaiRelocatableObject) {
   EXPECT_EQ(o.name, "start.s");
 }
 
+// ---- Limits checked before MC runs (assembler/asm_limits.h) --------------------------------
+// Each of these aborted the process ("LLVM ERROR: out of memory") or ran for minutes.
+
+namespace {
+
+std::string asm_error(const std::string& src, const std::string& name, AssembleOptions o = {}) {
+  auto r = assemble(src, name, o);
+  if (r) {
+    ADD_FAILURE() << name << " assembled";
+    return "";
+  }
+  return llvm::toString(r.takeError());
+}
+
+class AsmDir {
+public:
+  AsmDir() {
+    llvm::SmallString<128> p;
+    EXPECT_FALSE(llvm::sys::fs::createUniqueDirectory("lanaikit-asm-limits", p));
+    path_ = std::string(p);
+  }
+  ~AsmDir() { llvm::sys::fs::remove_directories(path_); }
+  std::string file(const std::string& name, const std::string& contents) const {
+    const std::string p = path_ + "/" + name;
+    std::ofstream(p) << contents;
+    return p;
+  }
+
+private:
+  std::string path_;
+};
+
+} // namespace
+
+TEST(AsmLimits, HugeFillIsRefusedWithItsPlace) {
+  EXPECT_EQ(asm_error("\t.data\n\t.fill 0x40000000, 4, 0\n", "fill.s"),
+            "fill.s:2:2: error: '.fill' fills 4294967296 bytes, more than the 262144-byte SRAM "
+            "holds\n\t.fill 0x40000000, 4, 0\n\t^");
+  EXPECT_NE(asm_error("x: .space 1 << 20\n", "s.s").find("s.s:1:4: error: '.space' reserves 1048576 bytes"),
+            std::string::npos);
+  EXPECT_NE(asm_error("\t.p2align 40\n", "a.s").find("'.p2align' aligns to 1099511627776 bytes"),
+            std::string::npos);
+  EXPECT_NE(asm_error("\t.org 0x80000000\n", "o.s").find("'.org' moves to offset 2147483648 bytes"),
+            std::string::npos);
+  // The bound is the SRAM the build targets.
+  AssembleOptions big;
+  big.sram_size = 1 << 21;
+  EXPECT_TRUE(bool(assemble("\t.data\n\t.space 1 << 20\n", "s.s", big)));
+}
+
+TEST(AsmLimits, IncbinOfADeviceOrMoreThanSram) {
+  EXPECT_EQ(asm_error("\t.data\n\t.incbin \"/dev/zero\"\n", "z.s"),
+            "z.s:2:2: error: '.incbin' of '/dev/zero': not a regular file (a device or pipe may "
+            "never end)\n\t.incbin \"/dev/zero\"\n\t^");
+  AsmDir dir;
+  const std::string blob = dir.file("blob.bin", "");
+  ASSERT_FALSE(llvm::sys::fs::resize_file_before_mapping_readwrite(
+      *llvm::sys::fs::openNativeFileForReadWrite(blob, llvm::sys::fs::CD_OpenExisting,
+                                                 llvm::sys::fs::OF_None),
+      1 << 20));
+  EXPECT_NE(asm_error("\t.data\n\t.incbin \"" + blob + "\"\n", "b.s")
+                .find("b.s:2:2: error: '.incbin' of '" + blob + "' includes 1048576 bytes, more than the 262144-byte SRAM holds"),
+            std::string::npos);
+  // A slice of it fits.
+  auto sliced = assemble("\t.data\n\t.incbin \"" + blob + "\", 16, 64\n", "b.s");
+  EXPECT_TRUE(bool(sliced)) << llvm::toString(sliced.takeError());
+}
+
+TEST(AsmLimits, IncludeCyclesAndDepth) {
+  AsmDir dir;
+  const std::string self = dir.file("self.s", "");
+  std::ofstream(self) << "\tnop\n\t.include \"" << self << "\"\n";
+  auto r = assemble_file(self);
+  ASSERT_FALSE(bool(r));
+  EXPECT_EQ(llvm::toString(r.takeError()),
+            self + ":2:2: error: '.include' of '" + self + "' is a cycle (" + self + " includes " + self +
+                ")\n\t.include \"" + self + "\"\n\t^");
+  // a.s -> b.s -> a.s: reported where the cycle closes.
+  const std::string a = dir.file("a.s", ""), b = dir.file("b.s", "");
+  std::ofstream(a) << "\t.include \"" << b << "\"\n";
+  std::ofstream(b) << "\n\t.include \"" << a << "\"\n";
+  r = assemble_file(a);
+  ASSERT_FALSE(bool(r));
+  EXPECT_NE(llvm::toString(r.takeError()).find(b + ":2:2: error: '.include' of '" + a + "' is a cycle (" + a +
+                                                 " includes " + b + " includes " + a + ")"),
+            std::string::npos);
+  // A chain of 17 distinct files nests too deep; 15 is fine (the includer counts as one).
+  std::vector<std::string> chain;
+  for (int i = 0; i <= 17; ++i)
+    chain.push_back(dir.file(std::string("f").append(std::to_string(i)).append(".s"), ""));
+  for (int i = 0; i < 17; ++i)
+    std::ofstream(chain[i]) << "\tnop\n\t.include \"" << chain[i + 1] << "\"\n";
+  std::ofstream(chain[17]) << "\tnop\n";
+  r = assemble_file(chain[0]);
+  ASSERT_FALSE(bool(r));
+  EXPECT_NE(llvm::toString(r.takeError()).find(": error: '.include' of '" + chain[16] + "' nests deeper than 16 files"),
+            std::string::npos);
+  r = assemble_file(chain[2]);
+  EXPECT_TRUE(bool(r)) << llvm::toString(r.takeError());
+}
+
+TEST(AsmLimits, ReptExpansionIsBounded) {
+  EXPECT_EQ(asm_error("\t.text\n\t.rept 100000000\n\tnop\n\t.endr\n", "r.s"),
+            "r.s:2:2: error: '.rept' expands to 100000000 statements, more than 1000000 (the limit "
+            "of one assembly)\n\t.rept 100000000\n\t^");
+  // Nested blocks multiply.
+  EXPECT_NE(asm_error("\t.rept 1000\n\t.rept 1001\n\tnop\n\t.endr\n\t.endr\n", "n.s")
+                .find("n.s:1:2: error: '.rept' expands to 1001000 statements"),
+            std::string::npos);
+}
+
+TEST(AsmLimits, OrdinarySourcesAreUntouched) {
+  // Comments and strings are not directives; symbolic sizes are left to MC; small sizes pass.
+  auto r = assemble("\t.text\n\t.rept 1000\n\tnop\n\t.endr\n\t.data\n"
+                    "\t.fill 16, 4, 0 ! .fill 0x40000000, 4, 0\n"
+                    "\t.ascii \".fill 0x40000000, 4, 0\" ; .p2align 2\n"
+                    "/* .rept 100000000 */ // .incbin \"/dev/zero\"\n"
+                    "\t.set N, 8\n\t.fill N, 4, 0\n\t.space 150000\n",
+                    "ok.s");
+  EXPECT_TRUE(bool(r)) << llvm::toString(r.takeError());
+}
+
 TEST(Assemble, DiagnosticsAreReturnedWithLocationAndCaret) {
   auto o = assemble("\tnop\n\tfrobnicate %r1, %r2\n\tadd %r1, %r2\n", "bad.s");
   ASSERT_FALSE(bool(o));
@@ -458,7 +580,9 @@ TEST(Link, DuplicateSymbolsNameEveryDefiner) {
 
 TEST(Link, SramOverflowSaysByHowMuch) {
   Object start = as(kStart, "start.s");
-  Object a = as("\t.text\n\t.globl main\nmain:\n\tnop\n\t.bss\n\t.space 300000\n", "big.s");
+  // Two halves: one .space beyond SRAM is refused before assembling (asm_limits.h).
+  Object a = as("\t.text\n\t.globl main\nmain:\n\tnop\n\t.bss\n\t.space 150000\n\t.space 150000\n",
+                "big.s");
   std::string e = err(link({start, {a}, {}}));
   // 24 bytes of text + 300000 of bss = 300024 > 262144.
   EXPECT_NE(e.find("overflow by 37880 bytes"), std::string::npos) << e;
@@ -785,6 +909,28 @@ TEST(Elf, ReadRejectsOtherFiles) {
   auto e4 = read_elf(dir.path("missing.elf"));
   ASSERT_FALSE(bool(e4));
   EXPECT_NE(llvm::toString(e4.takeError()).find("cannot read"), std::string::npos);
+}
+
+// Images a loader would load wrongly without a word: overlapping segments (the later one
+// would win), nothing to load (SRAM would run whatever it held), a segment past 4 GiB.
+TEST(Elf, ReadRejectsImagesThatCannotLoadAsWritten) {
+  auto parse = [](const FirmwareImage& img) {
+    const std::vector<uint8_t> b = elf_bytes(img);
+    auto r = parse_elf(std::string_view(reinterpret_cast<const char*>(b.data()), b.size()), "x.elf");
+    return r ? std::string("parsed") : llvm::toString(r.takeError());
+  };
+  FirmwareImage img;
+  img.segments.push_back({".text", 0, std::vector<uint8_t>(16, 1), 16, true, false});
+  img.segments.push_back({".data", 8, std::vector<uint8_t>(16, 2), 16, false, true});
+  EXPECT_EQ(parse(img), "x.elf: segments overlap: .text [0x00000000, 0x00000010) and .data "
+                        "[0x00000008, 0x00000018)");
+  img.segments[1].address = 16; // adjacent is fine
+  EXPECT_EQ(parse(img), "parsed");
+  img.segments[1].address = 0xFFFFFFF8;
+  EXPECT_EQ(parse(img), "x.elf: segment .data [0xfffffff8, 0x100000008) runs past the 32-bit "
+                        "address space");
+  EXPECT_EQ(parse(FirmwareImage{}), "x.elf: nothing to load (no PT_LOAD segment with a size); "
+                                    "not a firmware image built by `lanaikit build`?");
 }
 
 // ---------------------------------------------------------------------------------------

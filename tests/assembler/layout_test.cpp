@@ -3,7 +3,9 @@
 // linker (objects with a .lanaikit.layout section) into FirmwareImage and the ELF file.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <random>
+#include <sstream>
 
 #include "assembler/assemble.h"
 #include "assembler/elf.h"
@@ -802,6 +804,19 @@ TEST(LayoutBuild, DefineErrors) {
   EXPECT_EQ(img->constant("PACKET_BYTES").value, 512u);
 }
 
+// A pinned global has no storage: pinned inside the image it would alias code or data.
+TEST(LayoutBuild, PinnedGlobalOnTopOfTheImageIsAnError) {
+  ScratchDir dir;
+  std::string start = dir.file("start.s", kStart);
+  std::string a = dir.file("a.fw", "var table: u32[64] = [1];\nvar flag: u32 @ 0x10;\n"
+                                   "fn main() -> i32 { return table[flag] as i32; }\n");
+  std::string e = build_error({start, a}, bare());
+  EXPECT_NE(e.find("pinned global flag [0x10, 0x14) lies on top of the image's .text [0x0, 0x"),
+            std::string::npos)
+      << e;
+  EXPECT_NE(e.find("pin it at or above _end"), std::string::npos) << e;
+}
+
 TEST(LayoutBuild, OptionConstantsMustBeIntegers) {
   ScratchDir dir;
   std::string start = dir.file("start.s", kStart);
@@ -811,4 +826,171 @@ TEST(LayoutBuild, OptionConstantsMustBeIntegers) {
             std::string::npos)
       << e;
 }
+#endif
+
+// ---------------------------------------------------------------------------------------
+// The linker's merge of many objects' tables (LayoutMerger, O(n log n)) against merging
+// them one entity at a time with merge_layout, as the linker did before (quadratic: it
+// copied and re-sorted the merged table per entity). Same entries, same order, same
+// conflicts, on the tree's own firmware.
+
+#if __has_include("assembler/fw/compile.h")
+#include "llvm/Object/ELFObjectFile.h"
+
+namespace {
+
+const std::string kSourceDir = LANAIKIT_SOURCE_DIR;
+
+// The decoded `.lanaikit.layout` section of an object (an empty table without one).
+LayoutTable layout_of(const Object& obj) {
+  auto elf = llvm::object::ELF32BEObjectFile::create(llvm::MemoryBufferRef(obj.data, obj.name));
+  if (!elf) {
+    ADD_FAILURE() << obj.name << ": " << llvm::toString(elf.takeError());
+    return {};
+  }
+  LayoutTable t;
+  for (const llvm::object::SectionRef& sec : elf->sections()) {
+    auto name = sec.getName();
+    if (!name || std::string_view(*name) != kLayoutSection)
+      continue;
+    auto bytes = sec.getContents();
+    if (!bytes) {
+      ADD_FAILURE() << obj.name << ": " << llvm::toString(bytes.takeError());
+      continue;
+    }
+    merge_layout(t, decode_layout_section(reinterpret_cast<const uint8_t*>(bytes->data()),
+                                          bytes->size()));
+  }
+  return t;
+}
+
+struct Merged {
+  LayoutTable table;
+  std::vector<std::string> conflicts; // "<first input> and <input>: <message>"
+};
+
+// The linker's former algorithm: merge_layout per entity, remembering which input
+// defined each name first.
+Merged merge_entity_by_entity(const std::vector<LayoutTable>& inputs) {
+  Merged out;
+  std::map<std::string, unsigned> struct_from, global_from, constant_from;
+  for (unsigned i = 0; i < inputs.size(); ++i) {
+    auto add = [&](const std::string& name, std::map<std::string, unsigned>& from,
+                   const LayoutTable& one) {
+      try {
+        merge_layout(out.table, one);
+        from.emplace(name, i);
+      } catch (const std::runtime_error& e) {
+        out.conflicts.push_back(std::to_string(from.at(name)) + " and " + std::to_string(i) +
+                                ": " + e.what());
+      }
+    };
+    for (const StructLayout& s : inputs[i].structs)
+      add(s.name, struct_from, LayoutTable{{s}, {}, {}});
+    for (const GlobalLayout& g : inputs[i].globals)
+      add(g.name, global_from, LayoutTable{{}, {g}, {}});
+    for (const ConstantLayout& c : inputs[i].constants)
+      add(c.name, constant_from, LayoutTable{{}, {}, {}, {c}});
+    merge_layout(out.table, LayoutTable{{}, {}, inputs[i].handlers});
+  }
+  return out;
+}
+
+Merged merge_with_merger(const std::vector<LayoutTable>& inputs) {
+  Merged out;
+  LayoutMerger m;
+  for (unsigned i = 0; i < inputs.size(); ++i)
+    for (const LayoutMerger::Conflict& c : m.add(inputs[i], i))
+      out.conflicts.push_back(std::to_string(c.first_input) + " and " + std::to_string(i) +
+                              ": " + c.message);
+  out.table = std::move(m).finish();
+  return out;
+}
+
+Object compiled(const std::string& rel) {
+  BuildOptions bo;
+  bo.opt = OptLevel::O0; // the table does not depend on the optimisation level
+  auto obj = load_input(kSourceDir + "/" + rel, bo);
+  if (!obj) {
+    ADD_FAILURE() << llvm::toString(obj.takeError());
+    return {};
+  }
+  return std::move(*obj);
+}
+
+} // namespace
+
+TEST(LayoutMerge, MergerEqualsEntityByEntityOnTheTreesFirmware) {
+  // Control programs and the library they share: many identical duplicates (the library's
+  // structs and constants in every program), programs with globals of the same name.
+  std::vector<LayoutTable> inputs;
+  for (const char* rel :
+       {"firmware/vmmc/vmmc.fw", "firmware/raw/raw.fw", "tests/firmware/fw/libtest.fw",
+        "tests/kit/fw/view.fw", "tests/kit/fw/queue_consumer.fw", "firmware/lib/lanai.fw",
+        "firmware/lib/barrier.fw", "firmware/lib/dma.fw", "firmware/lib/packet.fw",
+        "firmware/lib/queue.fw", "firmware/lib/debug.fw"})
+    inputs.push_back(layout_of(compiled(rel)));
+  size_t entities = 0;
+  for (const LayoutTable& t : inputs)
+    entities += t.structs.size() + t.globals.size() + t.constants.size();
+  // And one table that disagrees with the first about a struct, a global and a constant.
+  ASSERT_FALSE(inputs[0].structs.empty() || inputs[0].globals.empty() || inputs[0].constants.empty());
+  LayoutTable odd;
+  odd.structs = {inputs[0].structs.back()};
+  odd.structs[0].size += 4;
+  odd.globals = {inputs[0].globals.front()};
+  odd.globals[0].pinned_address = 0x3FFF0;
+  odd.constants = {inputs[0].constants.front()};
+  odd.constants[0].value += 1;
+  inputs.push_back(odd);
+
+  const Merged before = merge_entity_by_entity(inputs);
+  const Merged now = merge_with_merger(inputs);
+  EXPECT_EQ(now.table, before.table);
+  EXPECT_EQ(now.conflicts, before.conflicts);
+  // The odd table's three, and the programs' own (raw's `st` is not VMMC's, ...).
+  const std::string odd_input = " and " + std::to_string(inputs.size() - 1) + ": ";
+  EXPECT_EQ(std::count_if(before.conflicts.begin(), before.conflicts.end(),
+                          [&](const std::string& c) { return c.find(odd_input) != std::string::npos; }),
+            3)
+      << testing::PrintToString(before.conflicts);
+  EXPECT_GT(before.conflicts.size(), 3u);
+  const size_t merged = before.table.structs.size() + before.table.globals.size() +
+                        before.table.constants.size();
+  EXPECT_LT(merged, entities) << "no duplicates collapsed: the inputs do not share the library";
+  EXPECT_GT(before.table.globals.size(), 20u);
+}
+
+#ifdef LANAIKIT_CRT0
+// The VMMC control program (nine source files) linked with crt0 and the runtime library:
+// the image's table is the entity-by-entity merge of every input's.
+TEST(LayoutMerge, VmmcImageTableEqualsEntityByEntity) {
+  BuildOptions bo;
+  bo.opt = OptLevel::O0;
+  bo.startup = LANAIKIT_CRT0;
+  std::stringstream list(LANAIKIT_RUNTIME_OBJECTS);
+  for (std::string item; std::getline(list, item, ';');)
+    if (!item.empty())
+      bo.runtime.push_back(item);
+  const std::string vmmc = kSourceDir + "/firmware/vmmc/vmmc.fw";
+  auto img = build({vmmc}, bo);
+  ASSERT_TRUE(bool(img)) << llvm::toString(img.takeError());
+
+  std::vector<LayoutTable> inputs;
+  std::vector<std::string> paths = {bo.startup, vmmc};
+  paths.insert(paths.end(), bo.runtime.begin(), bo.runtime.end());
+  for (const std::string& p : paths) {
+    auto obj = load_input(p, bo);
+    ASSERT_TRUE(bool(obj)) << llvm::toString(obj.takeError());
+    inputs.push_back(layout_of(*obj));
+    if (p != vmmc) {
+      EXPECT_TRUE(inputs.back().empty()) << p << " has a layout table";
+    }
+  }
+  const Merged before = merge_entity_by_entity(inputs);
+  EXPECT_TRUE(before.conflicts.empty());
+  EXPECT_EQ(img->layout_table, before.table);
+  EXPECT_GT(img->layout_table.structs.size(), 5u);
+}
+#endif
 #endif

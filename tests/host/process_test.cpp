@@ -161,5 +161,28 @@ TEST(Process, AnOpsExceptionIsThrownAtItsAwait) {
   EXPECT_EQ(caught, "import denied");
 }
 
+// Repeated advances each within range add up past the clock's end: an error naming the
+// process and the times, with the clock left where it was (it wrapped negative before).
+TEST(Process, AdvancingPastTheClocksEndIsAnError) {
+  sim::Kernel k;
+  Process p(k, "sender");
+  p.advance(sim::kMaxTime / 2);
+  p.advance(sim::kMaxTime / 2);
+  EXPECT_EQ(p.local(), sim::kMaxTime); // exactly at the end is still a time
+  try {
+    p.advance(1);
+    FAIL() << "advanced past the clock's end to " << p.local();
+  } catch (const std::overflow_error& e) {
+    EXPECT_EQ(std::string(e.what()), "process 'sender': advancing 1 ps from local time " +
+                                         std::to_string(sim::kMaxTime) +
+                                         " ps passes the clock's end (2^62 ps, about 53 days)");
+  }
+  EXPECT_EQ(p.local(), sim::kMaxTime);
+  EXPECT_THROW(p.advance(INT64_MAX), std::overflow_error);
+  Process q(k, "q");
+  EXPECT_THROW(q.advance(-1), std::overflow_error);
+  EXPECT_EQ(q.local(), 0);
+}
+
 } // namespace
 } // namespace lanaikit::host

@@ -362,6 +362,31 @@ TEST(LanguageErrors, AsmThatDoesNotAssemble) {
   EXPECT_NE(r.diagnostics.find("in inline assembly"), std::string::npos) << r.diagnostics;
 }
 
+// MC cannot be stopped once it runs: a template that would exhaust memory or time is
+// refused in sema (it aborted with "LLVM ERROR: out of memory").
+TEST(LanguageErrors, AsmTooLargeForSram) {
+  EXPECT_ERROR("fn f() { asm(\".fill 0x40000000, 4, 0\"); }",
+               "t.fw:1:10: error: in the asm template: '.fill' fills 4294967296 bytes, more than "
+               "the 262144-byte SRAM holds");
+  EXPECT_ERROR("fn f() { asm(\".rept 100000000\\nnop\\n.endr\"); }",
+               "t.fw:1:10: error: in the asm template: '.rept' expands to 100000000 statements, "
+               "more than 1000000 (the limit of one assembly)");
+  EXPECT_ERROR("fn f() { asm(\".incbin \\\"/dev/zero\\\"\"); }",
+               "t.fw:1:10: error: in the asm template: '.incbin' of '/dev/zero': not a regular "
+               "file (a device or pipe may never end)");
+}
+
+// crt0.s calls main with no arguments and halts with its i32 result.
+TEST(LanguageErrors, MainWithTheWrongSignature) {
+  EXPECT_ERROR("fn main(x: u32) -> i32 { return 0; }",
+               "t.fw:1:9: error: 'main' cannot take parameters (the startup code calls it with "
+               "none): write 'fn main() -> i32'");
+  EXPECT_ERROR("fn main() -> u64 { return 0; }",
+               "t.fw:1:14: error: 'main' must return i32, its exit status, not 'u64'");
+  EXPECT_ERROR("fn main() { }",
+               "t.fw:1:4: error: 'main' must return i32, its exit status (write 'fn main() -> i32')");
+}
+
 TEST(LanguageErrors, BadImportPath) {
   EXPECT_EQ(first_error("import \"no/such/file.fw\";").substr(0, 54),
             "t.fw:1:8: error: cannot find import 'no/such/file.fw' ");

@@ -138,6 +138,17 @@ def main():
         p = run([lk, "build", "-o", "./same.c", "same.c"], cwd=work)
         c.check("build -o onto its input by another spelling is refused",
                 p.returncode == 2 and "would be overwritten" in p.stderr, p.stderr)
+
+        # --- assembly MC would abort on or run for minutes: refused first, with its place ---
+        for name, text, want in [
+                ("fill.s", "\t.data\n\t.fill 0x40000000, 4, 0\n", "fill.s:2:2: error: '.fill' fills"),
+                ("incbin.s", "\t.data\n\t.incbin \"/dev/zero\"\n", "incbin.s:2:2: error: '.incbin' of '/dev/zero'"),
+                ("rept.s", "\t.rept 100000000\n\tnop\n\t.endr\n", "rept.s:1:2: error: '.rept' expands"),
+                ("self.s", "\t.include \"self.s\"\n", "self.s:1:2: error: '.include' of 'self.s' is a cycle")]:
+            src(name, text)
+            p = run([lk, "build", "-nostdlib", "-o", "x.elf", name], cwd=work, timeout=60)
+            c.check(f"build refuses {name} with file:line:col", p.returncode == 1 and want in p.stderr,
+                    p.stderr[:300])
         _, p = build("bad.c", BAD_C)
         c.check("build compile error is file:line:col", p.returncode == 1 and
                 re.search(r"bad\.c:1:\d+: error", p.stderr) is not None, p.stderr)

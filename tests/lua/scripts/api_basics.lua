@@ -57,4 +57,29 @@ local ok2, err2 = pcall(bare.start, bare)
 assert(not ok2 and err2:find("Cluster:start: node0 has no firmware: load one first", 1, true), err2)
 local ok3, err3 = pcall(bare:node(1).start, bare:node(1))
 assert(not ok3 and err3:find("Node:start: node1 has no firmware", 1, true), err3)
+-- Nested tables: lk.write_json takes 90 levels (it wrote past the Lua stack from ~40), a
+-- table reached twice without a cycle is written twice, and a platform nested 20 deep is an
+-- ordinary field error (it corrupted the heap from ~16).
+local deep, cur = {}, nil
+cur = deep
+for _ = 1, 89 do cur[1] = {}; cur = cur[1] end
+cur[1] = 7
+local shared = { x = 1 }
+local json_path = os.tmpname()
+lk.write_json(json_path, { deep = deep, a = shared, b = shared })
+local f = assert(io.open(json_path))
+local text = f:read("a")
+f:close()
+os.remove(json_path)
+local _, opens = text:gsub("%[", "")
+assert(opens == 90, "90 nested lists, got " .. opens)
+local _, xs = text:gsub('"x": 1', "")
+assert(xs == 2, "the shared table written under a and b, got " .. xs)
+local pl = lk.platform("vmmc")
+cur = pl.pci
+for _ = 1, 20 do cur.x = {}; cur = cur.x end
+local ok4, err4 = pcall(lk.cluster, { platform = pl })
+assert(not ok4 and err4:find("pci.x: unknown field", 1, true), err4)
+collectgarbage()
+collectgarbage()
 print("api basics ok")
