@@ -60,7 +60,6 @@ mpi.costs = { call_ns = 500, match_ns = 100 }
 
 -- Message kinds in the header's top four bits.
 local EAGER, RTS, CTS, WAKE_ME, WAKE = 1, 2, 3, 4, 5
-local KIND_NAME = { "eager", "rts", "cts", "wake_me", "wake" }
 -- Collectives run in the communicator's second context; these are their tags there.
 local T_BARRIER, T_BCAST, T_REDUCE, T_SPLIT = 1, 2, 3, 4
 local MAX_CONTEXT = (1 << 12) - 1 -- the header's context field
@@ -167,7 +166,10 @@ function Engine:handle_ctrl(p, m)
   if not m.ok then fail(3, "node %d: a control message failed: %s", self.me, tostring(m.error)) end
   p:advance_ns(self.match_ns)
   local bytes = self.e:read(self.rstage, m.received)
-  if #bytes < mpi.HEADER then fail(3, "node %d: a %d-byte message on BIP tag %d from node %d (not this layer's?)", self.me, #bytes, mpi.CTRL_TAG, m.src) end
+  if #bytes < mpi.HEADER then
+    fail(3, "node %d: a %d-byte message on BIP tag %d from node %d (not this layer's?)", self.me, #bytes, mpi.CTRL_TAG,
+         m.src)
+  end
   local h = unpack_header(bytes)
   h.node = m.src
   if h.kind == EAGER then
@@ -525,7 +527,7 @@ local OPS = {
 -- Elementwise, lower rank's operand first, so every rank computes the same bits.
 local function combine(op, lo, hi)
   if type(lo) ~= "table" then return op(lo, hi) end
-  if #lo ~= #hi then fail(4, "comm:allreduce: the ranks' arrays differ in length (%d and %d)", #lo, #hi) end
+  if #lo ~= #hi then fail(3, "comm:allreduce: the ranks' arrays differ in length (%d and %d)", #lo, #hi) end
   local out = {}
   for i = 1, #lo do out[i] = op(lo[i], hi[i]) end
   return out
@@ -533,9 +535,9 @@ end
 
 local function check_value(v, fn)
   if type(v) == "number" then return end
-  if type(v) ~= "table" then fail(4, "%s: value: expected a number or an array of numbers, got %s", fn, type(v)) end
+  if type(v) ~= "table" then fail(3, "%s: value: expected a number or an array of numbers, got %s", fn, type(v)) end
   for i, x in ipairs(v) do
-    if type(x) ~= "number" then fail(4, "%s: value[%d]: expected a number, got %s", fn, i, type(x)) end
+    if type(x) ~= "number" then fail(3, "%s: value[%d]: expected a number, got %s", fn, i, type(x)) end
   end
 end
 
@@ -671,5 +673,4 @@ function mpi.world(x, opts)
   return world
 end
 
-mpi.kind_name = KIND_NAME
 return mpi
