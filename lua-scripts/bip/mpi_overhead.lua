@@ -22,8 +22,8 @@ local sizes = #o.sizes > 0 and o.sizes
   or (o.quick and { 0, 4, 1008, 4096, 65536 }
     or { 0, 4, 16, 64, 256, 1008, 1024, 4096, 16384, 65536, 262144, 1 << 20 })
 for _, s in ipairs(sizes) do
-  if math.type(s) ~= "integer" or s < 0 or s > (1 << 20) then
-    error(("mpi_overhead.lua: size %s: expected 0..1048576"):format(s), 0)
+  if math.type(s) ~= "integer" or s < 0 or s > (1 << 20) or s % 4 ~= 0 then
+    error(("mpi_overhead.lua: size %s: expected a multiple of 4 in 0..1048576 (raw BIP's rule)"):format(s), 0)
   end
 end
 -- Round trips per size: the paper's 1000 are many for 1 MB (8 ms each); fewer above 64 KB.
