@@ -61,6 +61,7 @@ local function fail(msg)
 end
 
 local received, sent_total = 0, 0
+local states = {} -- per node, for the report of a run that stops short
 for i = 0, n - 1 do
   local e = B:endpoint(i)
   local sbuf, rbuf, cbuf = e:alloc(o.max_long + 4096), e:alloc(o.max_long + 4096), e:alloc(4096)
@@ -69,6 +70,15 @@ for i = 0, n - 1 do
     local rts_queue, cleared, awaiting = {}, {}, {}
     local long_recv = nil     -- the RTS being received
     local got = 0
+    states[i] = function()
+      local aw, cl, rq = {}, {}, {}
+      for id, m in pairs(awaiting) do aw[#aw + 1] = ("%d->%d"):format(id, m.dest) end
+      for id in pairs(cleared) do cl[#cl + 1] = tostring(id) end
+      for _, r in ipairs(rts_queue) do rq[#rq + 1] = ("%d:%d"):format(r.src, r.id) end
+      return ("node %d: received %d of %d, next send %d of %d, in flight %d, long receive %s, RTS queued {%s}, awaiting CTS {%s}, cleared {%s}")
+        :format(i, got, expect[i], next_send, #plan[i], e:sends_in_flight(),
+                long_recv and ("from " .. long_recv.src) or "none", table.concat(rq, " "), table.concat(aw, " "), table.concat(cl, " "))
+    end
     local function key(a, b) return a * 16 + b end
     -- Checks a message now in `buf` from `src` on `tag`.
     local function check(buf, src, tag, len)
@@ -114,7 +124,7 @@ for i = 0, n - 1 do
       e:isend(p, dest, tag, buf, size)
       sent_total = sent_total + 1
     end
-    while got < expect[i] or next_send <= #plan[i] or next(cleared) or #rts_queue > 0 or long_recv do
+    while got < expect[i] or next_send <= #plan[i] or next(awaiting) or #rts_queue > 0 or long_recv do
       local progress = false
       -- Short messages and control messages waiting in the rings (not while the long
       -- receive is posted: one receive at a time).
@@ -192,7 +202,18 @@ for i = 0, n - 1 do
 end
 
 local wall = os.clock()
-c:run {}
+-- Runs in slices of 50 ms of simulated time; a slice in which nothing was received while
+-- messages are missing is a deadlock, reported with where every process was.
+while received < o.messages do
+  local before = received
+  c:run { for_ns = 50e6 }
+  if received == before then
+    local lines = { ("stress: no progress for 50 ms at %.3f ms with %d of %d messages received; where each process was:")
+                      :format(c:now_ns() / 1e6, received, o.messages) }
+    for i = 0, n - 1 do lines[#lines + 1] = "  " .. (states[i] and states[i]() or "?") end
+    error(table.concat(lines, "\n"), 0)
+  end
+end
 local k = {}
 for i = 0, n - 1 do
   for name, v in pairs(B:endpoint(i):counters()) do k[name] = (k[name] or 0) + v end
