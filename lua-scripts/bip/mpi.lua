@@ -1,4 +1,4 @@
--- mpi.lua -- an MPI-style layer on BIP (docs/bip-mpi.md), as the paper's MPICH port put
+-- mpi.lua -- an MPI-style layer on BIP (docs/bip.md, "An MPI-style layer"), as the paper's MPICH port put
 -- MPI on BIP "by using small control messages" (../shared/seeds/003, section 3).
 --
 --   local mpi = require "bip.mpi"

@@ -1,5 +1,5 @@
 -- mpi_overhead.lua -- the MPI-style layer's cost over raw BIP (issue 12, beyond the paper;
--- the paper reports only a small loss for its MPICH port). docs/bip-mpi.md.
+-- the paper reports only a small loss for its MPICH port). docs/bip.md, "An MPI-style layer".
 --
 --   lanaikit run lua-scripts/bip/mpi_overhead.lua [--quick] [--sizes 0,4,...] [--iters N]
 --                [--nodes 4,8] [--coll-iters N] [--csv-dir DIR]

@@ -1,4 +1,4 @@
--- The MPI-style layer on BIP (lua-scripts/bip/mpi.lua, docs/bip-mpi.md): matching by source
+-- The MPI-style layer on BIP (lua-scripts/bip/mpi.lua, docs/bip.md, "An MPI-style layer"): matching by source
 -- and tag, communicators kept apart, rendezvous for long messages, collectives on 3, 4 and 8
 -- nodes, determinism and the errors of misuse. `lanaikit run tests/bip/scripts/mpi.lua`;
 -- exit status 0 = every check passed.
