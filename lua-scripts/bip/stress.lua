@@ -3,7 +3,7 @@
 -- the order per (source, tag) are checked at the receiver.
 --
 --   lanaikit run lua-scripts/bip/stress.lua [--nodes 4] [--messages 2000] [--seed 1]
---                [--long-percent 10] [--max-long 16384] [--quiet]
+--                [--long-percent 10] [--max-long 16384] [--topology switch] [--quiet]
 --
 -- --messages is the total over all nodes. Short messages (up to SHORT_MAX) go on tags
 -- 0..5 into the receivers' rings; long ones (ready mode) on tag 7 after a rendezvous on
@@ -18,11 +18,14 @@
 local args = require "args"
 
 local o = args.parse(arg, { nodes = 4, messages = 2000, seed = 1, long_percent = 10, max_long = 16384,
-                            quiet = false, platform = "bip" },
-  "usage: stress.lua [--nodes N] [--messages N] [--seed N] [--long-percent P] [--max-long BYTES] [--quiet]")
+                            quiet = false, platform = "bip", topology = "switch" },
+  "usage: stress.lua [--nodes N] [--messages N] [--seed N] [--long-percent P] [--max-long BYTES]\n" ..
+  "                  [--topology switch|clos|chain] [--quiet]")
 
 local fw = lk.firmware { sources = { "firmware/bip/bip.fw" } }
-local c = lk.cluster { platform = o.platform, nodes = o.nodes }
+-- Routes through one switch, or through several (a Clos network of 4-port leaves: up to
+-- three hops), fixed per pair at start as in the paper.
+local c = lk.cluster { platform = o.platform, nodes = o.nodes, topology = o.topology }
 local B = lk.bip(c, fw)
 local lim = B:limits()
 local SHORT_TAGS, RTS_TAG, LONG_TAG = 6, 6, 7
@@ -225,8 +228,8 @@ for _, name in ipairs { "bad_send", "bad_crc", "bad_magic", "bad_len", "lost", "
   if k[name] ~= 0 then error(("stress: counter %s = %d"):format(name, k[name]), 0) end
 end
 if not o.quiet then
-  io.write(("bip stress: %d nodes, %d messages (%d%% long up to %d B), seed %d: all delivered, every byte and the order per (source, tag) checked\n")
-    :format(n, o.messages, o.long_percent, o.max_long, o.seed))
+  io.write(("bip stress: %d nodes (%s), %d messages (%d%% long up to %d B), seed %d: all delivered, every byte and the order per (source, tag) checked\n")
+    :format(n, o.topology, o.messages, o.long_percent, o.max_long, o.seed))
   io.write(("simulated %.3f ms, %d packets, %d credit packets, %d credit waits, %.1f s CPU\n")
     :format(c:now_ns() / 1e6, k.sent, k.credit_packets, k.credit_waits, os.clock() - wall))
 end
