@@ -18,6 +18,33 @@ host::VirtAddr vaddr32_arg(const Args& a, int arg) {
   return host::VirtAddr(a.integer_in(arg, 0, 0xFFFFFFFFll, "a virtual address (0..0xFFFFFFFF)"));
 }
 
+int space_alloc(const Args& a, int arg, host::AddressSpace& space) {
+  const uint64_t bytes = a.positive(arg);
+  if (bytes > 0xFFFFFFFFull) a.fail(arg, "at most 4 GB");
+  lua_pushinteger(a.state(), lua_Integer(library_call(a, [&] { return space.map(bytes); })));
+  return 1;
+}
+
+int space_write(const Args& a, int arg, host::AddressSpace& space) {
+  lua_State* L = a.state();
+  const host::VirtAddr va = vaddr32_arg(a, arg);
+  if (lua_type(L, a.index(arg + 1)) != LUA_TSTRING)
+    a.fail(arg + 1, "expected a string, got " + describe(L, a.index(arg + 1)));
+  size_t n = 0;
+  const char* s = lua_tolstring(L, a.index(arg + 1), &n);
+  library_call(a, [&] { space.copy_in(va, std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(s), n)); });
+  return 0;
+}
+
+int space_read(const Args& a, int arg, host::AddressSpace& space) {
+  const host::VirtAddr va = vaddr32_arg(a, arg);
+  const uint64_t n = uint64_t(a.integer_in(arg + 1, 0, 64ll << 20, "a length in 0..64 MB"));
+  std::vector<uint8_t> got(n);
+  library_call(a, [&] { space.copy_out(va, got); });
+  lua_pushlstring(a.state(), reinterpret_cast<const char*>(got.data()), got.size());
+  return 1;
+}
+
 LuaProc& caller_on(const Args& a, int arg, const ClusterBox& box, uint32_t node) {
   LuaProc& lp = own_process(a, arg);
   if (lp.box != &box) a.fail(arg, "the process belongs to another cluster");

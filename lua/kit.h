@@ -44,6 +44,14 @@ host::VirtAddr vaddr32_arg(const Args& a, int arg);
 // cluster and run on node `node`.
 LuaProc& caller_on(const Args& a, int arg, const ClusterBox& box, uint32_t node);
 
+// A protocol endpoint's process memory, the same three methods in every binding (untimed
+// set-up, as the process's CPU would): ep:alloc(bytes) -> virtual address of fresh zeroed
+// pages, ep:write(va, string), ep:read(va, n) -> string. `arg` is the first argument after
+// the endpoint; each returns the number of results it pushed.
+int space_alloc(const Args& a, int arg, host::AddressSpace& space);
+int space_write(const Args& a, int arg, host::AddressSpace& space);
+int space_read(const Args& a, int arg, host::AddressSpace& space);
+
 // Pushes a table of name -> integer (a firmware struct's fields: kit::read_fields).
 void push_fields(lua_State* L, const std::vector<std::pair<std::string, uint64_t>>& fields);
 

@@ -270,31 +270,19 @@ int e_node(lua_State* L) {
 int e_alloc(lua_State* L) {
   Args a(L, "VmmcEndpoint:alloc", 1);
   EndpointUD& ud = endpoint_self(a);
-  const uint64_t bytes = a.positive(1);
-  if (bytes > 0xFFFFFFFFull) a.fail(1, "at most 4 GB");
-  lua_pushinteger(L, lua_Integer(library_call(a, [&] { return ud.ep->alloc(bytes); })));
-  return 1;
+  return space_alloc(a, 1, ud.ep->space());
 }
 
 int e_write(lua_State* L) {
   Args a(L, "VmmcEndpoint:write", 1);
   EndpointUD& ud = endpoint_self(a);
-  const host::VirtAddr va = vaddr32_arg(a, 1);
-  size_t n = 0;
-  if (lua_type(L, a.index(2)) != LUA_TSTRING) a.fail(2, "expected a string, got " + describe(L, a.index(2)));
-  const char* s = lua_tolstring(L, a.index(2), &n);
-  library_call(a, [&] { ud.ep->write(va, std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(s), n)); });
-  return 0;
+  return space_write(a, 1, ud.ep->space());
 }
 
 int e_read(lua_State* L) {
   Args a(L, "VmmcEndpoint:read", 1);
   EndpointUD& ud = endpoint_self(a);
-  const host::VirtAddr va = vaddr32_arg(a, 1);
-  const uint64_t n = uint64_t(a.integer_in(2, 0, 64ll << 20, "a length in 0..64 MB"));
-  const std::vector<uint8_t> got = library_call(a, [&] { return ud.ep->read(va, n); });
-  lua_pushlstring(L, reinterpret_cast<const char*>(got.data()), got.size());
-  return 1;
+  return space_read(a, 1, ud.ep->space());
 }
 
 int e_test(lua_State* L) {

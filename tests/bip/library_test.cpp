@@ -4,6 +4,7 @@
 // queues on both sides, a corrupted packet, a node powered off, the pipeline model against
 // measured transfers, determinism.
 #include "../chip/firmware.h"
+#include "../kit/payload.h"
 #include "host/bip/bip.h"
 #include "sim/cluster.h"
 #include "sim/platform.h"
@@ -32,23 +33,8 @@ const assembler::FirmwareImage& mcp() {
   return img;
 }
 
-std::vector<uint8_t> pattern(size_t n, uint32_t seed) {
-  std::vector<uint8_t> v(n);
-  uint32_t x = seed * 2654435761u + 12345;
-  for (auto& b : v) {
-    x = x * 1103515245u + 12345;
-    b = uint8_t(x >> 16);
-  }
-  return v;
-}
-
-// "" if equal, else where they first differ.
-std::string difference(const std::vector<uint8_t>& got, const std::vector<uint8_t>& want) {
-  if (got.size() != want.size()) return "sizes " + std::to_string(got.size()) + " and " + std::to_string(want.size());
-  for (size_t i = 0; i < got.size(); ++i)
-    if (got[i] != want[i]) return "first difference at byte " + std::to_string(i);
-  return "";
-}
+using test::difference;
+using test::pattern;
 
 // A cluster on BIP's platform with the MCP loaded; test processes stop the run when the last
 // of them finishes.

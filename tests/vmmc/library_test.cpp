@@ -3,6 +3,7 @@
 // byte-exact, two-piece scatter), the library's and the LCP's protection, notifications,
 // TLB-miss service, several endpoints per node, determinism.
 #include "../chip/firmware.h"
+#include "../kit/payload.h"
 #include "host/vmmc/vmmc.h"
 #include "sim/cluster.h"
 #include "sim/platform.h"
@@ -32,29 +33,8 @@ const assembler::FirmwareImage& lcp() {
   return img;
 }
 
-std::vector<uint8_t> pattern(size_t n, uint32_t seed) {
-  std::vector<uint8_t> v(n);
-  uint32_t x = seed * 2654435761u + 12345;
-  for (auto& b : v) {
-    x = x * 1103515245u + 12345;
-    b = uint8_t(x >> 16);
-  }
-  return v;
-}
-
-// "" if equal, else where and how they first differ (readable for megabyte buffers).
-std::string difference(const std::vector<uint8_t>& got, const std::vector<uint8_t>& want) {
-  if (got.size() != want.size())
-    return "sizes " + std::to_string(got.size()) + " and " + std::to_string(want.size());
-  for (size_t i = 0; i < got.size(); ++i)
-    if (got[i] != want[i]) {
-      size_t n = 0;
-      for (size_t j = i; j < got.size(); ++j) n += got[j] != want[j];
-      return "first difference at byte " + std::to_string(i) + " (got " + std::to_string(got[i]) +
-             ", want " + std::to_string(want[i]) + "), " + std::to_string(n) + " bytes differ";
-    }
-  return "";
-}
+using test::difference;
+using test::pattern;
 
 uint32_t be32(const uint8_t* b) {
   return uint32_t(b[0]) << 24 | uint32_t(b[1]) << 16 | uint32_t(b[2]) << 8 | b[3];
