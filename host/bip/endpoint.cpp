@@ -6,6 +6,7 @@
 // condition waited on is a named std::function built outside the co_await.
 #include "host/bip/state.h"
 
+#include "host/kit/setup.h"
 #include "host/kit/sram.h"
 
 #include <algorithm>
@@ -26,11 +27,9 @@ sim::Node& EpState::node_ref() { return b.cluster.node(node); }
 
 void EpState::check_process(const host::Process& p) {
   if (&p == checked) return;
-  for (uint32_t i = 0; i < b.cluster.size(); ++i)
-    for (const auto& q : b.cluster.node(i).processes())
-      if (q.get() == &p && i != node)
-        throw BipError("bip: process '" + p.name() + "' runs on node " + str(i) + ", the endpoint is node " +
-                       str(node) + "'s");
+  if (const auto i = kit::node_of(b.cluster, p); i && *i != node)
+    throw BipError("bip: process '" + p.name() + "' runs on node " + str(*i) + ", the endpoint is node " +
+                   str(node) + "'s");
   checked = &p;
 }
 

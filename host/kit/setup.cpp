@@ -42,4 +42,11 @@ void start(sim::Cluster& cluster, Driver* driver) {
   }
 }
 
+std::optional<uint32_t> node_of(sim::Cluster& cluster, const host::Process& p) {
+  for (uint32_t i = 0; i < cluster.size(); ++i)
+    for (const auto& q : cluster.node(i).processes())
+      if (q.get() == &p) return i;
+  return std::nullopt;
+}
+
 } // namespace lanaikit::kit

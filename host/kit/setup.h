@@ -17,6 +17,7 @@
 #include "sim/cluster.h"
 
 #include <cstdint>
+#include <optional>
 
 namespace lanaikit::kit {
 
@@ -32,5 +33,9 @@ void write_routes(sim::Cluster& cluster, uint32_t node, const Ref& table);
 // Starts every node's CPU and, with a driver, its driver process right after it (node by
 // node, so events at time zero keep one order whatever the protocol).
 void start(sim::Cluster& cluster, Driver* driver = nullptr);
+
+// The node whose process list holds `p` (a library checks that a caller runs on its
+// endpoint's node); nullopt for a process made by hand outside any node.
+std::optional<uint32_t> node_of(sim::Cluster& cluster, const host::Process& p);
 
 } // namespace lanaikit::kit

@@ -8,6 +8,8 @@
 // condition a coroutine here waits on is a named std::function, built outside the co_await.
 #include "host/vmmc/state.h"
 
+#include "host/kit/setup.h"
+
 namespace lanaikit::vmmc::detail {
 
 // ---- EpState ------------------------------------------------------------------------------
@@ -16,17 +18,11 @@ sim::Node& EpState::node_ref() { return v.cluster.node(node); }
 
 void EpState::check_process(const host::Process& p) {
   if (&p == checked) return;
-  for (uint32_t i = 0; i < v.cluster.size(); ++i)
-    for (const auto& q : v.cluster.node(i).processes())
-      if (q.get() == &p) {
-        if (i != node)
-          throw VmmcError("vmmc: process '" + p.name() + "' runs on node " + str(i) +
-                          ", the endpoint (node " + str(node) + " slot " + str(slot) +
-                          ") on node " + str(node));
-        checked = &p;
-        return;
-      }
-  checked = &p; // a process the nodes do not list (made by hand): trusted
+  // A process the nodes do not list (made by hand) is trusted.
+  if (const auto i = kit::node_of(v.cluster, p); i && *i != node)
+    throw VmmcError("vmmc: process '" + p.name() + "' runs on node " + str(*i) + ", the endpoint (node " +
+                    str(node) + " slot " + str(slot) + ") on node " + str(node));
+  checked = &p;
 }
 
 uint32_t EpState::done_word() const {
