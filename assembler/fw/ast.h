@@ -28,12 +28,13 @@ enum class Prim { U8, U16, U32, U64, I8, I16, I32, I64, Bool };
 struct Expr;
 
 struct TypeExpr {
-  enum Kind { Prim, Named, Pointer, Array } kind = Prim;
+  enum Kind { Prim, Named, Pointer, Array, Func } kind = Prim;
   Pos pos;
   fw::Prim prim = fw::Prim::U32;
   std::string name;                 // Named
-  std::unique_ptr<TypeExpr> elem;   // Pointer, Array
+  std::unique_ptr<TypeExpr> elem;   // Pointer, Array; Func: the result (nullptr: none)
   std::unique_ptr<Expr> size;       // Array
+  std::vector<std::unique_ptr<TypeExpr>> params; // Func
   const Type* resolved = nullptr;   // sema
 };
 
@@ -45,12 +46,13 @@ enum class UnOp { Neg, Not, BitNot, Deref, AddrOf };
 
 struct Expr {
   enum Kind {
-    IntLit, BoolLit, Name, Binary, Unary, Cast, Index, Field, Call, SizeOf, OffsetOf
+    IntLit, BoolLit, Name, Binary, Unary, Cast, Index, Field, Call, SizeOf, OffsetOf,
+    StringLit
   } kind = IntLit;
   Pos pos;
   int depth = 1; // height of this subtree (bounded: "nesting too deep")
   Int value = 0; // IntLit, BoolLit
-  std::string name; // Name, Field (field name), OffsetOf (field name)
+  std::string name; // Name, Field (field name), OffsetOf (field name), StringLit (the bytes)
   BinOp bop = BinOp::Add;
   UnOp uop = UnOp::Neg;
   std::unique_ptr<Expr> lhs, rhs; // Binary; Unary/Cast/Field use lhs; Index lhs[rhs]; Call callee = lhs
@@ -65,6 +67,16 @@ struct Expr {
   int intrinsic = 0;           // Call of an intrinsic (sema's Intrinsic enum, 0 = none)
   bool field_through_pointer = false; // Field on a *Struct
   unsigned field_index = 0;
+  // The address of a function (a Name of one): not an integer constant, but a link-time
+  // constant that a global's initialiser (a handler table) may hold.
+  bool is_fn_address = false;
+  // Its type came from the context, not from its operands (`1 << n` typed by where it is
+  // used, and `~` or `-` of such): a sibling operand's type may re-type it.
+  bool context_typed = false;
+  // sema: already checked with this hint (a re-check with the same hint is skipped, so
+  // re-typing operands stays linear in the expression's size)
+  bool checked = false;
+  const Type* checked_hint = nullptr;
 };
 
 struct Init {
@@ -85,17 +97,22 @@ struct AsmOperand {
 
 struct Stmt {
   enum Kind {
-    Var, Const, If, While, Loop, Break, Continue, Return, Asm, BlockStmt, ExprStmt, Assign
+    Var, Const, If, While, Loop, Break, Continue, Return, Asm, BlockStmt, ExprStmt, Assign,
+    Switch, Case, For
   } kind = ExprStmt;
   Pos pos;
   std::string name;                      // Var, Const
   std::unique_ptr<TypeExpr> type;        // Var, Const (optional)
   std::unique_ptr<Init> init;            // Var (optional), Const
-  std::unique_ptr<Expr> expr;            // If/While cond, Return value, ExprStmt, Assign rhs
-  std::unique_ptr<Expr> target;          // Assign lhs
+  std::unique_ptr<Expr> expr;            // If/While cond, Return value, ExprStmt, Assign rhs,
+                                         // Switch scrutinee, For start
+  std::unique_ptr<Expr> target;          // Assign lhs, For end
+  std::vector<std::unique_ptr<Expr>> values; // Case: the labels (empty for `default`)
+  bool is_default = false;               // Case
   bool compound = false;                 // Assign: `op=`
   BinOp op = BinOp::Add;                 // Assign (compound)
-  std::vector<std::unique_ptr<Stmt>> body; // BlockStmt, While/Loop body, If then-part
+  std::vector<std::unique_ptr<Stmt>> body; // BlockStmt, While/Loop/For/Case body, If then-part,
+                                           // Switch: its Case arms
   std::unique_ptr<Stmt> else_stmt;       // If (a BlockStmt or another If)
   // Asm
   std::string asm_template;
@@ -110,6 +127,13 @@ struct Param {
   Pos pos;
   std::string name;
   std::unique_ptr<TypeExpr> type;
+  bool is_noalias = false; // `p: noalias *T`: LLVM's noalias (C's restrict)
+};
+
+struct Variant {
+  Pos pos;
+  std::string name;
+  std::unique_ptr<Expr> value; // nullptr: the previous variant's value + 1 (0 for the first)
 };
 
 struct Field {
@@ -119,12 +143,14 @@ struct Field {
 };
 
 struct Item {
-  enum Kind { Import, Const, Struct, Var, Reg, Fn, ExternFn } kind = Const;
+  enum Kind { Import, Const, Struct, Var, Reg, Fn, ExternFn, Enum } kind = Const;
   Pos pos;            // of the name (or of the string for Import)
   std::string name;   // Import: the path as written
-  std::unique_ptr<TypeExpr> type;       // Const (optional), Var, Reg, Fn return (optional)
+  std::unique_ptr<TypeExpr> type;       // Const (optional), Var, Reg, Fn return (optional),
+                                        // Enum underlying type (optional: u32)
   std::unique_ptr<Expr> expr;           // Const value, Var/Reg address (@)
-  std::unique_ptr<Init> init;           // Var
+  std::unique_ptr<Init> init;           // Var; Const: a table (array literal or string)
+  std::vector<Variant> variants;        // Enum
   std::vector<Field> fields;            // Struct
   std::vector<Param> params;            // Fn
   std::unique_ptr<Stmt> body;           // Fn (a BlockStmt)

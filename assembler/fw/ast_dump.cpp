@@ -25,6 +25,13 @@ struct Dumper {
     case TypeExpr::Named: return t->name;
     case TypeExpr::Pointer: return "*" + type(t->elem.get());
     case TypeExpr::Array: return "(" + type(t->elem.get()) + ")[expr]";
+    case TypeExpr::Func: {
+      std::string r = "fn(";
+      for (size_t i = 0; i < t->params.size(); ++i) r += (i ? ", " : "") + type(t->params[i].get());
+      r += ")";
+      if (t->elem) r += " -> " + type(t->elem.get());
+      return r;
+    }
     }
     return "?";
   }
@@ -46,6 +53,7 @@ struct Dumper {
     case Expr::Call: line(in, "Call", e->pos); break;
     case Expr::SizeOf: line(in, "SizeOf " + type(e->type.get()), e->pos); break;
     case Expr::OffsetOf: line(in, "OffsetOf " + type(e->type.get()) + " " + e->name, e->pos); break;
+    case Expr::StringLit: line(in, "String (" + std::to_string(e->name.size()) + " bytes)", e->pos); break;
     }
     expr(e->lhs.get(), in + 1);
     expr(e->rhs.get(), in + 1);
@@ -60,13 +68,16 @@ struct Dumper {
   }
   void stmt(const Stmt* s, int in) {
     static const char* const k[] = {"Var", "Const", "If", "While", "Loop", "Break",
-                                    "Continue", "Return", "Asm", "Block", "Expr", "Assign"};
+                                    "Continue", "Return", "Asm", "Block", "Expr", "Assign",
+                                    "Switch", "Case", "For"};
     std::string t = k[int(s->kind)];
     if (!s->name.empty()) t += " " + s->name;
     if (s->type) t += ": " + type(s->type.get());
     if (s->kind == Stmt::Assign) t += s->compound ? std::string(" ") + binop_spelling(s->op) + "=" : " =";
     if (s->kind == Stmt::Asm) t += " \"" + s->asm_template + "\"";
+    if (s->is_default) t = "Default";
     line(in, t, s->pos);
+    for (auto& v : s->values) expr(v.get(), in + 1);
     expr(s->target.get(), in + 1);
     expr(s->expr.get(), in + 1);
     init(s->init.get(), in + 1);
@@ -79,7 +90,7 @@ struct Dumper {
     }
   }
   void item(const Item& it) {
-    static const char* const k[] = {"Import", "Const", "Struct", "Var", "Reg", "Fn", "ExternFn"};
+    static const char* const k[] = {"Import", "Const", "Struct", "Var", "Reg", "Fn", "ExternFn", "Enum"};
     std::string t = std::string(k[int(it.kind)]) + " " + it.name;
     if (it.is_handler) t = "Handler " + it.name;
     if (it.is_export) t = "Export" + t;
@@ -88,7 +99,12 @@ struct Dumper {
     if (it.type) t += ": " + type(it.type.get());
     line(0, t, it.pos);
     for (auto& f : it.fields) line(1, "Field " + f.name + ": " + type(f.type.get()), f.pos);
-    for (auto& p : it.params) line(1, "Param " + p.name + ": " + type(p.type.get()), p.pos);
+    for (auto& p : it.params)
+      line(1, "Param " + p.name + ": " + (p.is_noalias ? "noalias " : "") + type(p.type.get()), p.pos);
+    for (auto& v : it.variants) {
+      line(1, "Variant " + v.name, v.pos);
+      expr(v.value.get(), 2);
+    }
     expr(it.expr.get(), 1);
     init(it.init.get(), 1);
     if (it.body) stmt(it.body.get(), 1);

@@ -15,6 +15,7 @@
 #include "llvm/IR/Verifier.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Target/TargetOptions.h"
@@ -65,6 +66,21 @@ struct BackendDiagnostics {
   }
 };
 
+// Switches with at least this many cases may become jump tables. LLVM 14's Lanai target
+// sets 100 (a comment there says jump tables were slower than compare chains on its
+// benchmarks); on firmware dispatch a table costs about 9 instructions whatever the
+// number of arms (bounds check, table address, load, indirect branch, delay slot) and a
+// balanced compare tree about 3 per level, so from 8 cases on the table is never slower.
+// The value lives in LLVM's `min-jump-table-entries` option, which the target's
+// constructor overwrites, so it is set again after each target machine is made.
+constexpr unsigned kMinJumpTableEntries = 8;
+
+void set_min_jump_table_entries(unsigned n) {
+  auto& options = llvm::cl::getRegisteredOptions();
+  auto it = options.find("min-jump-table-entries");
+  if (it != options.end()) static_cast<llvm::cl::opt<unsigned>*>(it->second)->setValue(n);
+}
+
 llvm::CodeGenOpt::Level codegen_level(assembler::OptLevel o) {
   switch (o) {
   case assembler::OptLevel::O0: return llvm::CodeGenOpt::None;
@@ -113,6 +129,7 @@ bool run_backend(Module& m, const BackendOptions& options, Diagnostics& diag,
     diag.error_plain("internal error: cannot create the Lanai target machine");
     return false;
   }
+  set_min_jump_table_entries(kMinJumpTableEntries);
   llvm::LLVMContext ctx;
   BackendDiagnostics bd;
   ctx.setDiagnosticHandlerCallBack(&BackendDiagnostics::handle, &bd);

@@ -39,14 +39,15 @@ public:
       mod_->addModuleFlag(llvm::Module::Warning, "Debug Info Version",
                           llvm::DEBUG_METADATA_VERSION);
     }
+    // Functions first: a global's initialiser may hold a function's address.
+    for (Symbol* s : m_.decl_order)
+      if (s->kind == Symbol::Func) declare_function(s);
     for (Symbol* s : m_.decl_order) {
       if (s->kind == Symbol::Global) declare_global(s);
       if (s->kind == Symbol::Reg) // every access is volatile through the fixed address
         s->cg = llvm::ConstantExpr::getIntToPtr(b_.getInt32(s->address),
                                                 llvm::PointerType::getUnqual(mem_type(s->type)));
     }
-    for (Symbol* s : m_.decl_order)
-      if (s->kind == Symbol::Func) declare_function(s);
     for (Symbol* s : m_.decl_order)
       if (s->kind == Symbol::Func && s->defined_here && s->item->body) define_function(s);
     emit_layout();
@@ -89,7 +90,8 @@ private:
   llvm::Type* value_type(const Type* t) {
     switch (t->kind) {
     case Type::Bool: return b_.getInt1Ty();
-    case Type::Int: return b_.getIntNTy(t->bits);
+    case Type::Int:
+    case Type::Enum: return b_.getIntNTy(t->bits);
     case Type::Void: return b_.getVoidTy();
     default: return mem_type(t);
     }
@@ -97,8 +99,10 @@ private:
   llvm::Type* mem_type(const Type* t) {
     switch (t->kind) {
     case Type::Bool: return b_.getInt8Ty();
-    case Type::Int: return b_.getIntNTy(t->bits);
+    case Type::Int:
+    case Type::Enum: return b_.getIntNTy(t->bits);
     case Type::Pointer: return llvm::PointerType::getUnqual(mem_type(t->elem));
+    case Type::Func: return llvm::PointerType::getUnqual(function_type(t->params, t->elem));
     case Type::Array: return llvm::ArrayType::get(mem_type(t->elem), t->count);
     case Type::Struct: return struct_type(t->st);
     default: return b_.getInt8Ty();
@@ -115,6 +119,11 @@ private:
     return ty;
   }
   llvm::Align align_of(const Type* t) { return llvm::Align(t->align ? t->align : 1); }
+  llvm::FunctionType* function_type(const std::vector<const Type*>& params, const Type* result) {
+    std::vector<llvm::Type*> ps;
+    for (const Type* t : params) ps.push_back(value_type(t));
+    return llvm::FunctionType::get(value_type(result), ps, false);
+  }
 
   // ------------------------------------------------------------------ debug info
   llvm::DIFile* di_file(const std::string& path) {
@@ -137,7 +146,7 @@ private:
 
   // ------------------------------------------------------------------ globals
   llvm::Constant* const_value(const Type* t, Int v) {
-    if (t->kind == Type::Pointer)
+    if (t->kind == Type::Pointer || t->kind == Type::Func)
       return llvm::ConstantExpr::getIntToPtr(b_.getInt32(uint32_t(v)), mem_type(t));
     if (t->kind == Type::Bool) return llvm::ConstantInt::get(b_.getInt8Ty(), v != 0);
     return llvm::ConstantInt::get(mem_type(t), uint64_t(v), false);
@@ -151,9 +160,38 @@ private:
       return llvm::ConstantArray::get(llvm::cast<llvm::ArrayType>(mem_type(t)), elems);
     }
     const Expr& e = *in->expr;
+    if (e.is_fn_address) // a handler table's entry
+      return llvm::ConstantExpr::getBitCast(
+          llvm::cast<llvm::Function>(static_cast<llvm::Value*>(e.sym->cg)), mem_type(t));
+    if (e.kind == Expr::StringLit) {
+      if (t->kind == Type::Array) { // the bytes, then zeros
+        std::vector<uint8_t> bytes(e.name.begin(), e.name.end());
+        bytes.resize(t->count, 0);
+        return llvm::ConstantDataArray::get(ctx_, llvm::ArrayRef<uint8_t>(bytes));
+      }
+      return llvm::ConstantExpr::getBitCast(string_constant(e.name), mem_type(t));
+    }
     Int v = e.cval;
-    if (e.kind == Expr::Cast && e.ty->kind == Type::Pointer) v = e.lhs->cval;
+    if (e.kind == Expr::Cast && (e.ty->kind == Type::Pointer || e.ty->kind == Type::Func))
+      v = e.lhs->cval;
     return const_value(t, v);
+  }
+
+  // A string literal's NUL-terminated bytes in read-only data (one copy per distinct
+  // string in the object).
+  std::map<std::string, llvm::Constant*> strings_;
+  llvm::Constant* string_constant(const std::string& bytes) {
+    auto& c = strings_[bytes];
+    if (!c) {
+      auto* data = llvm::ConstantDataArray::getString(ctx_, bytes, true);
+      auto* gv = new llvm::GlobalVariable(*mod_, data->getType(), true,
+                                          llvm::GlobalValue::PrivateLinkage, data, ".str");
+      gv->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
+      gv->setAlignment(llvm::Align(1));
+      c = llvm::ConstantExpr::getInBoundsGetElementPtr(
+          data->getType(), gv, llvm::ArrayRef<llvm::Constant*>{b_.getInt32(0), b_.getInt32(0)});
+    }
+    return c;
   }
 
   void declare_global(Symbol* s) {
@@ -172,6 +210,10 @@ private:
       }
       return;
     }
+    if (s->is_const_data) { // a table: read-only data private to this object
+      s->cg = const_table(s, s->item->init.get(), s->name);
+      return;
+    }
     auto* gv = new llvm::GlobalVariable(*mod_, mem_type(t), false,
                                         llvm::GlobalValue::ExternalLinkage,
                                         s->defined_here ? initializer(s->item->init.get(), t)
@@ -182,33 +224,52 @@ private:
     s->cg = gv;
   }
 
+  llvm::GlobalVariable* const_table(Symbol* s, const Init* init, const std::string& name) {
+    auto* gv = new llvm::GlobalVariable(*mod_, mem_type(s->type), true,
+                                        llvm::GlobalValue::InternalLinkage,
+                                        initializer(init, s->type), name);
+    gv->setAlignment(align_of(s->type));
+    gv->setDSOLocal(true);
+    return gv;
+  }
+
   // clang's Lanai ABI: the first four argument words are `inreg` (r6, r7, r18, r19);
   // small integers passed on the stack and returned are extended by the caller/callee.
-  void set_abi_attributes(llvm::Function* f, Symbol* s) {
+  // The same for a call through a function address (its type carries the signature).
+  llvm::AttributeList abi_attributes(const std::vector<const Type*>& params, const Type* r) {
+    llvm::AttributeList al;
     unsigned free_regs = 4;
-    for (unsigned i = 0; i < s->params.size(); ++i) {
-      const Type* t = s->params[i];
+    auto narrow = [](const Type* t) {
+      return t->kind == Type::Bool || (t->is_integral() && t->bits < 32);
+    };
+    for (unsigned i = 0; i < params.size(); ++i) {
+      const Type* t = params[i];
       unsigned words = t->size > 4 ? 2 : 1;
       if (words <= free_regs) {
         free_regs -= words;
-        f->addParamAttr(i, llvm::Attribute::InReg);
+        al = al.addParamAttribute(ctx_, i, llvm::Attribute::InReg);
       } else {
         free_regs = 0;
-        if (t->kind == Type::Bool || (t->is_int() && t->bits < 32))
-          f->addParamAttr(i, t->is_int() && t->is_signed ? llvm::Attribute::SExt
-                                                         : llvm::Attribute::ZExt);
+        if (narrow(t))
+          al = al.addParamAttribute(ctx_, i, t->is_integral() && t->is_signed
+                                                 ? llvm::Attribute::SExt
+                                                 : llvm::Attribute::ZExt);
       }
-      f->addParamAttr(i, llvm::Attribute::NoUndef);
+      al = al.addParamAttribute(ctx_, i, llvm::Attribute::NoUndef);
     }
-    const Type* r = s->type;
-    if (r->kind == Type::Bool || (r->is_int() && r->bits < 32))
-      f->addRetAttr(r->is_int() && r->is_signed ? llvm::Attribute::SExt : llvm::Attribute::ZExt);
+    if (narrow(r))
+      al = al.addRetAttribute(ctx_, r->is_integral() && r->is_signed ? llvm::Attribute::SExt
+                                                                     : llvm::Attribute::ZExt);
+    return al;
+  }
+  void set_abi_attributes(llvm::Function* f, Symbol* s) {
+    f->setAttributes(abi_attributes(s->params, s->type));
+    for (unsigned i = 0; i < s->param_noalias.size(); ++i)
+      if (s->param_noalias[i]) f->addParamAttr(i, llvm::Attribute::NoAlias);
   }
 
   void declare_function(Symbol* s) {
-    std::vector<llvm::Type*> params;
-    for (const Type* t : s->params) params.push_back(value_type(t));
-    auto* fty = llvm::FunctionType::get(value_type(s->type), params, false);
+    auto* fty = function_type(s->params, s->type);
     const bool internal = s->defined_here && !s->is_export && !s->is_extern;
     llvm::Function* f = llvm::Function::Create(
         fty, internal ? llvm::GlobalValue::InternalLinkage : llvm::GlobalValue::ExternalLinkage,
@@ -359,17 +420,20 @@ private:
     return from->is_signed ? b_.CreateSExt(v, value_type(to)) : b_.CreateZExt(v, value_type(to));
   }
   llvm::Value* emit_as(Expr& e, const Type* to) {
-    if (e.is_const && (!e.ty || e.ty->is_int() || e.ty->kind == Type::Bool) && to->is_int())
+    if (e.is_const && (!e.ty || e.ty->is_integral() || e.ty->kind == Type::Bool) &&
+        to->is_integral())
       return llvm::ConstantInt::get(value_type(to), uint64_t(wrap(e.cval, to)), false);
     return convert(emit(e), e.ty, to);
   }
 
   llvm::Value* emit(Expr& e) {
-    if (e.is_const && (!e.ty || e.ty->is_int() || e.ty->kind == Type::Bool)) {
+    if (e.is_const && (!e.ty || e.ty->is_integral() || e.ty->kind == Type::Bool)) {
       const Type* t = e.ty ? e.ty : m_.types.integer(32, true);
       return llvm::ConstantInt::get(value_type(t), uint64_t(wrap(e.cval, t)), false);
     }
+    if (e.is_fn_address) return static_cast<llvm::Value*>(e.sym->cg);
     switch (e.kind) {
+    case Expr::StringLit: return string_constant(e.name);
     case Expr::IntLit:
     case Expr::BoolLit:
     case Expr::SizeOf:
@@ -449,7 +513,7 @@ private:
     const Type* t = implicitly_converts(a.ty, c.ty) ? c.ty : a.ty;
     llvm::Value* l = emit_as(a, t);
     llvm::Value* r = emit_as(c, t);
-    const bool sgn = t->is_int() && t->is_signed;
+    const bool sgn = t->is_integral() && t->is_signed;
     switch (e.bop) {
     case BinOp::Add: return b_.CreateAdd(l, r);
     case BinOp::Sub: return b_.CreateSub(l, r);
@@ -477,16 +541,17 @@ private:
     llvm::Value* v = a.ty ? emit(a) : b_.getInt32(uint32_t(a.cval));
     if (from == to) return v;
     if (to->is_int() && from->kind == Type::Bool) return b_.CreateZExt(v, value_type(to));
-    if (to->is_int() && from->is_int()) {
+    if (to->is_integral() && from->is_integral()) { // an enum is its underlying integer
       if (from->bits > to->bits) return b_.CreateTrunc(v, value_type(to));
       if (from->bits < to->bits)
         return from->is_signed ? b_.CreateSExt(v, value_type(to)) : b_.CreateZExt(v, value_type(to));
       return v;
     }
-    if (to->kind == Type::Pointer && from->kind == Type::Pointer)
-      return b_.CreateBitCast(v, value_type(to));
-    if (to->kind == Type::Pointer) return b_.CreateIntToPtr(v, value_type(to));
-    if (from->kind == Type::Pointer) return b_.CreatePtrToInt(v, value_type(to));
+    const bool to_addr = to->kind == Type::Pointer || to->kind == Type::Func;
+    const bool from_addr = from->kind == Type::Pointer || from->kind == Type::Func;
+    if (to_addr && from_addr) return b_.CreateBitCast(v, value_type(to));
+    if (to_addr) return b_.CreateIntToPtr(v, value_type(to));
+    if (from_addr) return b_.CreatePtrToInt(v, value_type(to));
     return v;
   }
 
@@ -505,6 +570,15 @@ private:
       case kBswap:
         return b_.CreateIntrinsic(llvm::Intrinsic::bswap, {ty}, {v});
       }
+    }
+    if (!e.sym) { // through a function address
+      const Type* ft = e.lhs->ty;
+      llvm::Value* callee = emit(*e.lhs);
+      std::vector<llvm::Value*> args;
+      for (size_t i = 0; i < e.args.size(); ++i) args.push_back(emit_as(*e.args[i], ft->params[i]));
+      llvm::CallInst* call = b_.CreateCall(function_type(ft->params, ft->elem), callee, args);
+      call->setAttributes(abi_attributes(ft->params, ft->elem));
+      return call;
     }
     Symbol* s = const_cast<Symbol*>(e.sym);
     auto* f = llvm::cast<llvm::Function>(static_cast<llvm::Value*>(s->cg));
@@ -535,7 +609,13 @@ private:
       init_local(slot, v->type, s.init.get());
       break;
     }
-    case Stmt::Const: break;
+    case Stmt::Const:
+      if (s.local && s.local->is_const_data) // a table local to this block
+        s.local->cg = const_table(s.local, s.init.get(), fsym_->name + "." + s.name);
+      break;
+    case Stmt::Switch: emit_switch(s); break;
+    case Stmt::Case: break; // emitted by emit_switch
+    case Stmt::For: emit_for(s); break;
     case Stmt::If: {
       llvm::Value* c = emit(*s.expr);
       auto* then_bb = llvm::BasicBlock::Create(ctx_, "if.then", fn_);
@@ -606,6 +686,73 @@ private:
     }
   }
 
+  // LLVM's switch: its lowering builds a jump table for dense labels and a tree of
+  // compares for sparse ones (with optimisation; -O0 compares in order).
+  void emit_switch(Stmt& s) {
+    llvm::Value* x = emit(*s.expr);
+    const Type* t = s.expr->ty;
+    auto* end_bb = llvm::BasicBlock::Create(ctx_, "switch.end");
+    llvm::BasicBlock* default_bb = end_bb;
+    std::vector<llvm::BasicBlock*> arm_bbs;
+    for (auto& arm : s.body) {
+      arm_bbs.push_back(llvm::BasicBlock::Create(ctx_, arm->is_default ? "switch.default" : "switch.case"));
+      if (arm->is_default) default_bb = arm_bbs.back();
+    }
+    unsigned n = 0;
+    for (auto& arm : s.body) n += unsigned(arm->values.size());
+    llvm::SwitchInst* sw = b_.CreateSwitch(x, default_bb, n);
+    for (size_t i = 0; i < s.body.size(); ++i)
+      for (auto& v : s.body[i]->values)
+        sw->addCase(llvm::ConstantInt::get(llvm::cast<llvm::IntegerType>(value_type(t)),
+                                           uint64_t(wrap(v->cval, t)), false),
+                    arm_bbs[i]);
+    for (size_t i = 0; i < s.body.size(); ++i) {
+      arm_bbs[i]->insertInto(fn_);
+      b_.SetInsertPoint(arm_bbs[i]);
+      emit_stmts(s.body[i]->body);
+      if (!b_.GetInsertBlock()->getTerminator()) b_.CreateBr(end_bb); // no fall-through
+    }
+    end_bb->insertInto(fn_);
+    b_.SetInsertPoint(end_bb);
+  }
+
+  // for i in a .. b: the end is evaluated once; i counts up by one while i < b, so it never
+  // wraps.
+  void emit_for(Stmt& s) {
+    Symbol* v = s.local;
+    const Type* t = v->type;
+    auto* slot = alloca_for(t, v->name);
+    v->cg = slot;
+    store_value(emit_as(*s.expr, t), slot, t, false);
+    auto* end_slot = alloca_for(t, v->name + ".end");
+    store_value(emit_as(*s.target, t), end_slot, t, false);
+    auto* cond_bb = llvm::BasicBlock::Create(ctx_, "for.cond", fn_);
+    auto* body_bb = llvm::BasicBlock::Create(ctx_, "for.body");
+    auto* inc_bb = llvm::BasicBlock::Create(ctx_, "for.inc");
+    auto* end_bb = llvm::BasicBlock::Create(ctx_, "for.end");
+    b_.CreateBr(cond_bb);
+    b_.SetInsertPoint(cond_bb);
+    llvm::Value* i = load_value(slot, t, false);
+    llvm::Value* end = load_value(end_slot, t, false);
+    b_.CreateCondBr(t->is_signed ? b_.CreateICmpSLT(i, end) : b_.CreateICmpULT(i, end), body_bb,
+                    end_bb);
+    body_bb->insertInto(fn_);
+    b_.SetInsertPoint(body_bb);
+    loops_.push_back({end_bb, inc_bb});
+    emit_stmts(s.body);
+    loops_.pop_back();
+    set_loc(s.pos);
+    if (!b_.GetInsertBlock()->getTerminator()) b_.CreateBr(inc_bb);
+    inc_bb->insertInto(fn_);
+    b_.SetInsertPoint(inc_bb);
+    llvm::Value* one = llvm::ConstantInt::get(value_type(t), 1);
+    llvm::Value* cur = load_value(slot, t, false);
+    store_value(t->is_signed ? b_.CreateNSWAdd(cur, one) : b_.CreateNUWAdd(cur, one), slot, t, false);
+    b_.CreateBr(cond_bb);
+    end_bb->insertInto(fn_);
+    b_.SetInsertPoint(end_bb);
+  }
+
   void copy_aggregate(llvm::Value* dst, llvm::Value* src, const Type* t, bool is_volatile = false) {
     b_.CreateMemCpy(dst, align_of(t), src, align_of(t), b_.getInt32(t->size), is_volatile);
   }
@@ -629,6 +776,14 @@ private:
       return;
     }
     Expr& e = *in->expr;
+    if (e.kind == Expr::StringLit && t->kind == Type::Array) { // the bytes, then zeros
+      auto* data = llvm::cast<llvm::ConstantDataArray>(initializer(in, t));
+      auto* gv = new llvm::GlobalVariable(*mod_, data->getType(), true,
+                                          llvm::GlobalValue::PrivateLinkage, data, ".str.init");
+      gv->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
+      copy_aggregate(slot, gv, t);
+      return;
+    }
     if (t->is_aggregate()) {
       LValue src = emit_lvalue(e);
       copy_aggregate(slot, src.addr, t, src.is_volatile);

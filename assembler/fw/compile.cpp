@@ -129,12 +129,13 @@ private:
 // untyped ones outside [-2^63, 2^64) (sema evaluates those with 128 bits; 64 bits of two's
 // complement cannot say which value was meant, and no host variable holds it).
 std::optional<assembler::ConstantLayout> constant_layout(const Symbol& s) {
-  if (s.type && !s.type->is_int()) return std::nullopt; // bool, or an erroneous one
+  if (s.type && !s.type->is_integral()) return std::nullopt; // bool, or an erroneous one
   assembler::ConstantLayout c;
   c.name = s.name;
   c.overridable = s.item && s.item->is_option;
   if (s.type) {
-    c.type = s.type->spelling();
+    // An enum-typed constant as its underlying integer (the variants say what it means).
+    c.type = s.type->kind == Type::Enum ? s.type->en->underlying->spelling() : s.type->spelling();
     c.is_signed = s.type->is_signed;
   } else {
     if (s.value < -(Int(1) << 63) || s.value >= (Int(1) << 64)) return std::nullopt;
@@ -158,6 +159,20 @@ assembler::LayoutTable layout_table(const Module& m, Diagnostics& diag) {
       for (const FieldInfo& f : s->st->fields)
         sl.fields.push_back({f.name, f.offset, f.type->size, f.type->spelling()});
       t.structs.push_back(std::move(sl));
+    } else if (s->kind == Symbol::EnumSym) {
+      // Each variant as a constant "Enum.VARIANT" of the underlying type, so hosts and
+      // scripts read values by name (image.constant("Mode.PARANOID")).
+      const EnumInfo& en = *s->en;
+      for (const EnumVariant& v : en.variants) {
+        assembler::ConstantLayout c;
+        c.name = en.name + "." + v.name;
+        c.type = en.underlying ? en.underlying->spelling() : "u32";
+        c.is_signed = en.underlying && en.underlying->is_signed;
+        c.value = uint64_t(v.value);
+        t.constants.push_back(std::move(c));
+      }
+    } else if (s->kind == Symbol::Global && s->is_const_data) {
+      // A table is private read-only data of each object that uses it: nothing to export.
     } else if (s->kind == Symbol::Global) {
       assembler::GlobalLayout g;
       g.name = s->name;

@@ -36,11 +36,43 @@ class Diagnostics {
 public:
   explicit Diagnostics(const SourceManager& sm) : sm_(sm) {}
   void error(Pos pos, const std::string& msg) {
+    // Within one statement only the first error is shown: the rest are mostly its
+    // consequences (StatementScope).
+    dropping_notes_ = in_statement_ && statement_errors_ > 0;
+    if (dropping_notes_) return;
+    ++statement_errors_;
     emit(pos, "error", msg);
     ++errors_;
   }
-  void warning(Pos pos, const std::string& msg) { emit(pos, "warning", msg); }
-  void note(Pos pos, const std::string& msg) { emit(pos, "note", msg); }
+  void warning(Pos pos, const std::string& msg) {
+    dropping_notes_ = false;
+    emit(pos, "warning", msg);
+  }
+  void note(Pos pos, const std::string& msg) {
+    if (!dropping_notes_) emit(pos, "note", msg); // a note belongs to the message before it
+  }
+
+  // While one lives, at most one error is reported (sema opens one per statement; a
+  // nested statement, such as one in an `if` body, gets its own).
+  class StatementScope {
+  public:
+    explicit StatementScope(Diagnostics& d)
+        : d_(d), saved_in_(d.in_statement_), saved_errors_(d.statement_errors_) {
+      d.in_statement_ = true;
+      d.statement_errors_ = 0;
+    }
+    ~StatementScope() {
+      d_.in_statement_ = saved_in_;
+      d_.statement_errors_ = saved_errors_;
+    }
+    StatementScope(const StatementScope&) = delete;
+    StatementScope& operator=(const StatementScope&) = delete;
+
+  private:
+    Diagnostics& d_;
+    bool saved_in_;
+    unsigned saved_errors_;
+  };
   // An error with no source position ("file: error: msg" or just "error: msg").
   void error_plain(const std::string& msg) {
     entries_.push_back({~0u, ~0u, "error: " + msg + "\n"});
@@ -62,6 +94,9 @@ private:
   const SourceManager& sm_;
   std::vector<Entry> entries_;
   unsigned errors_ = 0;
+  bool in_statement_ = false;
+  unsigned statement_errors_ = 0;
+  bool dropping_notes_ = false;
   unsigned suppressed_ = 0;
   bool last_suppressed_ = false;
 };

@@ -49,10 +49,11 @@ const char* skip_blank(const char* p, const char* end) {
 
 bool is_keyword(std::string_view s) {
   static const char* const kw[] = {
-      "as",     "asm",    "bool",   "break", "const",   "continue", "else", "export",
-      "extern", "false",  "fn",     "handler", "if",    "import",   "loop", "offsetof",
-      "reg",    "return", "sizeof", "struct", "true",   "undefined", "var", "volatile", "while", "u8",
-      "u16",    "u32",    "u64",    "i8",    "i16",     "i32",      "i64"};
+      "as",     "asm",    "bool",    "break",  "case",      "const", "continue", "default",
+      "else",   "enum",   "export",  "extern", "false",     "fn",    "for",      "handler",
+      "if",     "import", "loop",    "noalias", "offsetof", "reg",   "return",   "sizeof",
+      "struct", "switch", "true",    "undefined", "var",    "volatile", "while", "u8",
+      "u16",    "u32",    "u64",     "i8",     "i16",       "i32",   "i64"};
   for (const char* k : kw)
     if (s == k) return true;
   return false;
@@ -89,6 +90,9 @@ struct Builder {
   BinOp assign_op = BinOp::Add;
   Pos assign_pos;
   bool is_export = false, is_handler = false, is_volatile = false, is_option = false;
+  bool is_noalias = false;
+  std::vector<Variant> variants;        // of the enum being parsed
+  std::vector<size_t> fn_type_params;   // types.size() after a function type's parameters
   std::unique_ptr<Stmt> asm_stmt;
   // Start of the token that opened each construct being parsed (raw[] ranges are exact;
   // X3's _where is not the token's position).
@@ -226,6 +230,13 @@ struct Builder {
   void string_lit(const char* b, const char* e) {
     strings.push_back({unescape(b + 1, e - 1), pos(b)});
   }
+  // A string literal in an expression: the bytes (decoded by the `string` rule).
+  void string_expr() {
+    auto e = node(Expr::StringLit, strings.back().second);
+    e->name = std::move(strings.back().first);
+    strings.pop_back();
+    push_expr(std::move(e));
+  }
 
   // --- expressions ---
   void name_expr() {
@@ -332,6 +343,19 @@ struct Builder {
     if (type_depth(t.get()) > kMaxNesting) throw TooDeep{b};
     types.push_back(std::move(t));
   }
+  void fn_type_params_end() { fn_type_params.push_back(types.size()); }
+  void fn_type(const char* b) {
+    Mark m = pop_mark();
+    const size_t end = fn_type_params.back();
+    fn_type_params.pop_back();
+    auto t = std::make_unique<TypeExpr>();
+    t->kind = TypeExpr::Func;
+    t->pos = pos(b);
+    if (types.size() > end) t->elem = pop_type();
+    for (size_t i = m.types; i < types.size(); ++i) t->params.push_back(std::move(types[i]));
+    types.resize(m.types);
+    types.push_back(std::move(t));
+  }
   void array_type(const char* b) {
     auto t = std::make_unique<TypeExpr>();
     t->kind = TypeExpr::Array;
@@ -395,9 +419,7 @@ struct Builder {
   void const_stmt(const char* b) {
     Mark m = pop_mark();
     auto s = stmt(Stmt::Const, pos(b));
-    s->init = std::make_unique<Init>();
-    s->init->expr = pop_expr();
-    s->init->pos = s->init->expr->pos;
+    s->init = pop_init();
     if (types.size() > m.types) s->type = pop_type();
     auto [n, p] = pop_name();
     s->name = std::move(n);
@@ -417,6 +439,36 @@ struct Builder {
     auto s = stmt(Stmt::While, pos(b));
     s->body = take_block();
     s->expr = pop_expr();
+    stmts.push_back(std::move(s));
+  }
+  // A `case` or `default` arm: its labels and its block.
+  void case_arm(const char* b, bool is_default) {
+    Mark m = pop_mark();
+    auto s = stmt(Stmt::Case, pos(b));
+    s->is_default = is_default;
+    s->body = take_block();
+    for (size_t i = m.exprs; i < exprs.size(); ++i) s->values.push_back(std::move(exprs[i]));
+    exprs.resize(m.exprs);
+    stmts.push_back(std::move(s));
+  }
+  void switch_stmt(const char* b) {
+    Mark m = pop_mark();
+    auto s = stmt(Stmt::Switch, pos(b));
+    for (size_t i = m.stmts; i < stmts.size(); ++i) s->body.push_back(std::move(stmts[i]));
+    stmts.resize(m.stmts);
+    s->expr = pop_expr();
+    stmts.push_back(std::move(s));
+  }
+  void for_stmt(const char* b) {
+    Mark m = pop_mark();
+    auto s = stmt(Stmt::For, pos(b));
+    s->body = take_block();
+    s->target = pop_expr();
+    s->expr = pop_expr();
+    if (types.size() > m.types) s->type = pop_type();
+    auto [n, p] = pop_name();
+    s->name = std::move(n);
+    s->pos = p;
     stmts.push_back(std::move(s));
   }
   void loop_stmt(const char* b) {
@@ -496,7 +548,12 @@ struct Builder {
     auto i = item(Item::Const);
     i->is_option = is_option;
     is_option = false;
-    i->expr = pop_expr();
+    // A scalar constant keeps its value in `expr`; a table (array literal, string) in `init`.
+    auto in = pop_init();
+    if (in->is_list || in->is_undef || (in->expr && in->expr->kind == Expr::StringLit))
+      i->init = std::move(in);
+    else
+      i->expr = std::move(in->expr);
     if (types.size() > m.types) i->type = pop_type();
     std::tie(i->name, i->pos) = pop_name();
     out.items.push_back(std::move(i));
@@ -534,8 +591,25 @@ struct Builder {
     std::tie(i->name, i->pos) = pop_name();
     out.items.push_back(std::move(i));
   }
+  void enum_variant() {
+    Variant v;
+    if (exprs.size() > marks.back().exprs) v.value = pop_expr();
+    std::tie(v.name, v.pos) = pop_name();
+    variants.push_back(std::move(v));
+  }
+  void enum_item() {
+    Mark m = pop_mark();
+    auto i = item(Item::Enum);
+    i->variants = std::move(variants);
+    variants.clear();
+    if (types.size() > m.types) i->type = pop_type();
+    std::tie(i->name, i->pos) = pop_name();
+    out.items.push_back(std::move(i));
+  }
   void param() {
     Param p;
+    p.is_noalias = is_noalias;
+    is_noalias = false;
     p.type = pop_type();
     std::tie(p.name, p.pos) = pop_name();
     params.push_back(std::move(p));
@@ -658,6 +732,16 @@ auto const a_prim = [](auto& ctx) {
 auto const a_named = [](auto& ctx) { B(ctx).named_type(); };
 auto const a_pointer = [](auto& ctx) { B(ctx).pointer_type(where(ctx)); };
 auto const a_array = [](auto& ctx) { B(ctx).array_type(where(ctx)); };
+auto const a_fn_type_params = [](auto& ctx) { B(ctx).fn_type_params_end(); };
+auto const a_fn_type = [](auto& ctx) { B(ctx).fn_type(where(ctx)); };
+auto const a_string_expr = [](auto& ctx) { B(ctx).string_expr(); };
+auto const a_case = [](auto& ctx) { B(ctx).case_arm(where(ctx), false); };
+auto const a_default = [](auto& ctx) { B(ctx).case_arm(where(ctx), true); };
+auto const a_switch = [](auto& ctx) { B(ctx).switch_stmt(where(ctx)); };
+auto const a_for = [](auto& ctx) { B(ctx).for_stmt(where(ctx)); };
+auto const a_variant = [](auto& ctx) { B(ctx).enum_variant(); };
+auto const a_enum = [](auto& ctx) { B(ctx).enum_item(); };
+auto const a_noalias = [](auto& ctx) { B(ctx).is_noalias = true; };
 auto const a_expr_init = [](auto& ctx) { B(ctx).expr_init(); };
 auto const a_undef_init = [](auto& ctx) { B(ctx).undef_init(where(ctx)); };
 auto const a_list_init = [](auto& ctx) { B(ctx).list_init(where(ctx)); };
@@ -746,6 +830,8 @@ x3::rule<class params_id> const params = "parameter";
 // Named so an expectation failure reads as a message, not as X3's mangled parser type.
 x3::rule<class block_end_id> const block_end = "a statement or '}'";
 x3::rule<class volatile_var_id> const volatile_var = "'var' (only globals are volatile)";
+x3::rule<class case_arm_id> const case_arm = "'case', 'default' or '}'";
+x3::rule<class switch_end_id> const switch_end = "'case', 'default' or '}'";
 
 // Every nested expression (index, call argument, array size...) is one more level.
 auto const expr_def = guard[lor];
@@ -787,7 +873,8 @@ auto const unop_tok = omit[raw[lexeme[lit('-') >> !lit('=')]][unop(UnOp::Neg)]] 
                       omit[raw[lexeme[lit('&') >> !char_("&=")]][unop(UnOp::AddrOf)]];
 auto const unary_def = guard[(unop_tok > unary)[a_unary]] | postfix;
 auto const postfix_def =
-    primary >> *((omit[raw[lit('[')][a_pos]] > expr > ']')[a_index] | (lit('.') > ident)[a_field] |
+    primary >> *((omit[raw[lit('[')][a_pos]] > expr > ']')[a_index] |
+                 (lexeme[lit('.') >> !lit('.')] > ident)[a_field] |
                  (omit[raw[lit('(')][a_mark_pos]] > -(expr % ',') > ')')[a_call]);
 auto const int_tok =
     raw[lexeme[(((lit("0x") | "0X") > +char_("0-9a-fA-F_")) |
@@ -801,11 +888,15 @@ auto const primary_def =
     int_tok[a_int] | char_tok[a_char] | omit[raw[kw("true")][a_pos]][a_true] | omit[raw[kw("false")][a_pos]][a_false] |
     (omit[raw[kw("sizeof")][a_pos]] > '(' > type > ')')[a_sizeof] |
     (omit[raw[kw("offsetof")][a_pos]] > '(' > type > ',' > ident > ')')[a_offsetof] | ident[a_name_expr] |
+    string[a_string_expr] |
     (lit('(') > expr > ')');
 
 auto const type_def = base_type >> *((omit[raw[lit('[')][a_pos]] > expr > ']')[a_array]);
 auto const base_type_def = raw[lexeme[prims >> !idchar]][a_prim] |
-                           guard[(omit[raw[lit('*')][a_pos]] > type)[a_pointer]] | ident[a_named] |
+                           guard[(omit[raw[lit('*')][a_pos]] > type)[a_pointer]] |
+                           guard[(omit[raw[kw("fn")][a_mark_pos]] > '(' > -(type % ',') >
+                                  lit(')')[a_fn_type_params] > -(lit("->") > base_type))[a_fn_type]] |
+                           ident[a_named] |
                            guard[lit('(') > type > ')'];
 
 auto const init_def =
@@ -823,8 +914,11 @@ auto const asm_ops_in = (string > '(' > expr > ')')[a_asm_in] % ',';
 auto const asm_clobbers = string[a_asm_clobber] % ',';
 auto const stmt_def =
     (omit[raw[kw("var")][a_mark_pos]] > ident > -(':' > type) > -('=' > init) > ';')[a_var_stmt] |
-    (omit[raw[kw("const")][a_mark_pos]] > ident > -(':' > type) > '=' > expr > ';')[a_const_stmt] |
+    (omit[raw[kw("const")][a_mark_pos]] > ident > -(':' > type) > '=' > init > ';')[a_const_stmt] |
     if_stmt | (omit[raw[kw("while")][a_mark_pos]] > expr > block)[a_while] |
+    guard[(omit[raw[kw("switch")][a_mark_pos]] > expr > '{' > *case_arm > switch_end)[a_switch]] |
+    (omit[raw[kw("for")][a_mark_pos]] > ident > -(':' > type) > kw("in") > expr > ".." > expr >
+     block)[a_for] |
     (omit[raw[kw("loop")][a_mark_pos]] > block)[a_loop] | (omit[raw[kw("break")][a_pos]] > ';')[a_break] |
     (omit[raw[kw("continue")][a_pos]] > ';')[a_continue] | (omit[raw[kw("return")][a_mark_pos]] > -expr > ';')[a_return] |
     (omit[raw[kw("asm")][a_pos]][a_asm_begin] > '(' > string[a_asm_template] >
@@ -832,16 +926,23 @@ auto const stmt_def =
      ';')[a_asm_end] |
     block | (expr >> -(assign_tok[a_assign] > expr) > ';')[a_expr_stmt];
 
+auto const case_arm_def =
+    (omit[raw[kw("case")][a_mark_pos]] > (expr % ',') > block)[a_case] |
+    (omit[raw[kw("default")][a_mark_pos]] > block)[a_default];
+auto const switch_end_def = lit('}');
 auto const volatile_var_def = kw("var")[a_mark];
-auto const params_def = -((ident > ':' > type)[a_param] % ',');
+auto const params_def = -((ident > ':' > -kw("noalias")[a_noalias] > type)[a_param] % ',');
+auto const variant = (ident > -('=' > expr))[a_variant];
 auto const fn_head_def = (omit[raw[kw("fn") | kw("handler")[a_handler]][a_mark_pos]] > ident > '(' >
                           params > ')' > -(lit("->") > type) > block)[a_fn];
 auto const item_def =
     (kw("import") > string > ';')[a_import] |
-    (kw("const")[a_mark] > ident > -(':' > type) > '=' > expr > ';')[a_const_item] |
+    (kw("const")[a_mark] > ident > -(':' > type) > '=' > init > ';')[a_const_item] |
     // `option` is contextual (not reserved): it only ever starts a declaration.
-    (kw("option")[a_option] > kw("const")[a_mark] > ident > -(':' > type) > '=' > expr >
+    (kw("option")[a_option] > kw("const")[a_mark] > ident > -(':' > type) > '=' > init >
      ';')[a_const_item] |
+    (kw("enum")[a_mark] > ident > -(':' > type) > '{' > -(variant % ',') > -lit(',') >
+     '}')[a_enum] |
     (kw("struct")[a_mark] > ident > '{' > *((ident > ':' > type > ';')[a_field_decl]) >
      '}')[a_struct] |
     (kw("var")[a_mark] > ident > ':' > type > -('@' > expr) > -('=' > init) > ';')[a_var_item] |
@@ -854,7 +955,8 @@ auto const item_def =
 
 BOOST_SPIRIT_DEFINE(expr, lor, land, bor, bxor, band, equality, relation, shift, additive,
                     mult, cast, unary, postfix, primary, ident, string, type, base_type,
-                    init, block, stmt, if_stmt, item, fn_head, params, block_end, volatile_var)
+                    init, block, stmt, if_stmt, item, fn_head, params, block_end, volatile_var,
+                    case_arm, switch_end)
 
 auto const skipper = x3::space | (lit("//") >> *(char_ - '\n')) |
                      (lit("/*") >> *(char_ - "*/") >> "*/");
@@ -866,7 +968,7 @@ auto const file = *item > eoi;
 // like a compiler message.
 std::string expected_text(const std::string& which) {
   if (which == "eoi" || which == "declaration")
-    return "a declaration (import, const, struct, var, reg, fn, handler, extern)";
+    return "a declaration (import, const, enum, struct, var, reg, fn, handler, extern)";
   if (which.size() >= 2 && (which.front() == '\'' || which.front() == '"') &&
       which.back() == which.front())
     return "'" + which.substr(1, which.size() - 2) + "'";
@@ -883,6 +985,33 @@ std::string expected_text(const std::string& which) {
 
 namespace {
 
+// The end of the token before `at`: back over blanks and, on an earlier line, over a
+// `//` comment ending that line.
+const char* previous_token_end(const char* begin, const char* at) {
+  const char* p = at;
+  for (;;) {
+    while (p > begin && std::isspace((unsigned char)p[-1])) --p;
+    // Is p inside a line comment? Scan the line from its start (outside quotes).
+    const char* line = p;
+    while (line > begin && line[-1] != '\n') --line;
+    const char* comment = nullptr;
+    char quote = 0;
+    for (const char* q = line; q < p; ++q) {
+      if (quote) {
+        if (*q == '\\') ++q;
+        else if (*q == quote) quote = 0;
+      } else if (*q == '"' || *q == '\'') {
+        quote = *q;
+      } else if (*q == '/' && q + 1 < p && q[1] == '/') {
+        comment = q;
+        break;
+      }
+    }
+    if (!comment) return p;
+    p = comment;
+  }
+}
+
 // Parses declarations from `at` to the end. Returns nullptr on success, else where the
 // syntax error (already reported) is.
 const char* parse_from(Builder& b, const char* at, const char* last) {
@@ -897,6 +1026,15 @@ const char* parse_from(Builder& b, const char* at, const char* last) {
   } catch (const x3::expectation_failure<const char*>& e) {
     const char* where = e.where();
     std::string what = expected_text(e.which());
+    if (what == "';'") {
+      // A missing ';' is reported right after the token it should follow (as C compilers
+      // do), not at the next token, which is often on the next line.
+      const char* end = previous_token_end(b.begin, where);
+      if (end != where) { // (not through report: Builder::pos skips forward over blanks)
+        b.diag.error(Pos{b.file, uint32_t(end - b.begin)}, "expected " + what);
+        return where;
+      }
+    }
     if (where == last) return report(where, "expected " + what + " before end of file");
     return report(where, "expected " + what);
   } catch (const TooDeep& e) {
@@ -915,7 +1053,7 @@ const char* parse_from(Builder& b, const char* at, const char* last) {
 const char* resume_point(const char* err, const char* last) {
   static const char* const starts[] = {"fn",     "handler", "struct", "var",      "const",
                                        "reg",    "import",  "export", "extern",   "volatile",
-                                       "option"};
+                                       "option", "enum"};
   const char* p = err;
   for (;;) {
     while (p < last && *p != '\n') ++p;

@@ -51,7 +51,6 @@ bool is_comparison(BinOp op) {
 }
 
 // Untyped constants stay within +-2^64 so that every fold fits in Int.
-const Int kUntypedLimit = Int(1) << 64;
 
 class Sema {
 public:
@@ -60,13 +59,17 @@ public:
   void run() {
     declare_all();
     for (Symbol* s : m_.decl_order)
+      if (s->kind == Symbol::EnumSym) resolve_enum(s->en);
+    for (Symbol* s : m_.decl_order)
       if (s->kind == Symbol::StructSym) resolve_struct(s->st, s->pos);
     for (Symbol* s : m_.decl_order)
       if (s->kind == Symbol::Const) eval_const(s, s->pos);
+    // Signatures first: a global's initialiser may hold a function's address.
+    for (Symbol* s : m_.decl_order)
+      if (s->kind == Symbol::Func) check_signature(s);
     for (Symbol* s : m_.decl_order) {
       if (s->kind == Symbol::Reg) check_reg(s);
       if (s->kind == Symbol::Global) check_global(s);
-      if (s->kind == Symbol::Func) check_signature(s);
     }
     check_overlaps();
     for (Symbol* s : m_.decl_order)
@@ -138,8 +141,10 @@ private:
         Symbol::Kind k;
         switch (item.kind) {
         case Item::Import: continue;
-        case Item::Const: k = Symbol::Const; break;
+        // A table (`const T: u32[4] = [...]`) is read-only data, not a compile-time value.
+        case Item::Const: k = item.init ? Symbol::Global : Symbol::Const; break;
         case Item::Struct: k = Symbol::StructSym; break;
+        case Item::Enum: k = Symbol::EnumSym; break;
         case Item::Var: k = Symbol::Global; break;
         case Item::Reg: k = Symbol::Reg; break;
         default: k = Symbol::Func; break;
@@ -166,9 +171,21 @@ private:
           s->st->pos = item.pos;
           s->st->decl = &item;
         }
+        if (k == Symbol::EnumSym) {
+          s->en = T().new_enum(item.name);
+          s->en->pos = item.pos;
+          s->en->decl = &item;
+        }
         if (k == Symbol::Global) {
           s->defined_here = root;
           s->is_volatile = item.is_volatile;
+          if (item.kind == Item::Const) {
+            s->is_const_data = true;
+            s->defined_here = true; // a private copy in every object that uses it
+            if (item.is_option)
+              diag_.error(item.pos, "an option constant must have an integer type (a table "
+                                    "cannot be set with -D)");
+          }
         }
         if (k == Symbol::Func) {
           s->is_handler = item.is_handler;
@@ -195,6 +212,11 @@ private:
         diag_.error(t.pos, "unknown type " + q(t.name));
         break;
       }
+      if (it->second->kind == Symbol::EnumSym) {
+        resolve_enum(it->second->en);
+        r = it->second->en->type;
+        break;
+      }
       if (it->second->kind != Symbol::StructSym) {
         diag_.error(t.pos, q(t.name) + " is not a type");
         break;
@@ -214,6 +236,32 @@ private:
     case TypeExpr::Pointer: {
       const Type* e = resolve_type(*t.elem, false);
       r = e->is_error() ? e : T().pointer(e);
+      break;
+    }
+    case TypeExpr::Func: {
+      std::vector<const Type*> params;
+      bool ok = true;
+      for (auto& p : t.params) {
+        const Type* pt = resolve_type(*p, true);
+        if (pt->is_error()) ok = false;
+        else if (pt->is_aggregate()) {
+          diag_.error(p->pos, "a function cannot take " + q(pt) + " by value (pass a pointer)");
+          ok = false;
+        }
+        params.push_back(pt);
+      }
+      if (params.size() > 16) {
+        diag_.error(t.params[16]->pos, "too many parameters (at most 16)");
+        ok = false;
+      }
+      const Type* result = t.elem ? resolve_type(*t.elem, true) : T().void_type();
+      if (result->is_error()) ok = false;
+      else if (result->is_aggregate()) {
+        diag_.error(t.elem->pos, "a function cannot return " + q(result) +
+                                     " by value (return a pointer)");
+        ok = false;
+      }
+      if (ok) r = T().function(params, result);
       break;
     }
     case TypeExpr::Array: {
@@ -271,6 +319,73 @@ private:
     st->state = StructInfo::Done;
   }
 
+  // An enum's underlying type and its variants' values, in order: a variant without a
+  // value is the previous one's plus one (the first is 0). A value may name constants and
+  // the enum's earlier variants.
+  void resolve_enum(EnumInfo* en) {
+    if (en->state != EnumInfo::Unresolved) return;
+    GlobalContext gc(*this);
+    en->state = EnumInfo::InProgress;
+    Item& it = *en->decl;
+    const Type* u = T().integer(32, false);
+    if (it.type) {
+      const Type* d = resolve_type(*it.type, true);
+      if (d->is_int()) u = d;
+      else if (!d->is_error())
+        diag_.error(it.type->pos, "the underlying type of enum " + q(en->name) +
+                                      " must be an integer type, not " + q(d));
+    }
+    en->underlying = u;
+    en->type->bits = u->bits;
+    en->type->is_signed = u->is_signed;
+    en->type->size = en->type->align = u->size;
+    Int next = 0;
+    bool next_ok = true; // false after an erroneous value: later implicit values are unknown
+    for (Variant& v : it.variants) {
+      if (const EnumVariant* prev = en->variant(v.name)) {
+        diag_.error(v.pos, "duplicate variant " + q(v.name) + " in enum " + q(en->name));
+        diag_.note(prev->pos, "previous declaration of " + q(v.name) + " is here");
+        continue;
+      }
+      Int value = next;
+      if (v.value) {
+        Expr& e = *v.value;
+        check(e, u);
+        if (e.ty && e.ty->is_error()) {
+          next_ok = false;
+          continue;
+        }
+        if (!e.is_const) {
+          diag_.error(e.pos, "the value of " + q(en->name + "." + v.name) +
+                                 " must be a constant expression");
+          next_ok = false;
+          continue;
+        }
+        if (e.ty && !e.ty->is_int() && e.ty != en->type) {
+          diag_.error(e.pos, "the value of " + q(en->name + "." + v.name) +
+                                 " must be an integer, found " + q(e.ty));
+          next_ok = false;
+          continue;
+        }
+        value = e.cval;
+        next_ok = true;
+      } else if (!next_ok) {
+        continue;
+      }
+      if (!fits(value, u)) {
+        diag_.error(v.value ? v.value->pos : v.pos,
+                    "value " + int_to_string(value) + " of " + q(en->name + "." + v.name) +
+                        " does not fit " + q(u) + " (the underlying type of " + q(en->name) +
+                        ")");
+        next_ok = false;
+        continue;
+      }
+      en->variants.push_back({v.name, value, v.pos});
+      next = value + 1;
+    }
+    en->state = EnumInfo::Done;
+  }
+
   // ---------------------------------------------------------------- constants
   // Evaluates an expression that must be a compile-time integer constant.
   std::optional<Int> const_int(Expr& e, const char* what) {
@@ -314,9 +429,12 @@ private:
 
   // Shared by global and local constants.
   void finish_const(Symbol* s, Expr* e, const Type* declared, Pos tpos) {
-    if (declared && !declared->is_error() && !declared->is_int() &&
+    if (declared && !declared->is_error() && !declared->is_integral() &&
         declared->kind != Type::Bool) {
-      diag_.error(tpos, "a constant must have an integer or bool type, not " + q(declared));
+      diag_.error(tpos, "a constant must have an integer, enum or bool type, not " +
+                            q(declared) + (declared->is_aggregate()
+                                               ? " (a table needs an array literal or a string)"
+                                               : ""));
       declared = T().error();
     }
     check(*e, declared);
@@ -336,10 +454,10 @@ private:
         s->type = T().error();
         return;
       }
-    } else if (e->ty && e->ty->kind == Type::Bool) {
+    } else if (e->ty && (e->ty->kind == Type::Bool || e->ty->kind == Type::Enum)) {
       s->type = e->ty;
     } else if (e->ty && !e->ty->is_int()) {
-      diag_.error(e->pos, "a constant must have an integer or bool type, not " + q(e->ty));
+      diag_.error(e->pos, "a constant must have an integer, enum or bool type, not " + q(e->ty));
       s->type = T().error();
       return;
     } else {
@@ -379,6 +497,12 @@ private:
 
   void check_global(Symbol* s) {
     Item& it = *s->item;
+    if (!it.type) { // a constant table written without its type
+      diag_.error(it.pos, "constant table " + q(s->name) + " needs a declared type (const " +
+                              s->name + ": u32[4] = [...])");
+      s->type = T().error();
+      return;
+    }
     s->type = resolve_type(*it.type, true);
     if (!s->type->is_error() && s->type->size > sram_size_) {
       diag_.error(it.pos, q(s->name) + " (" + std::to_string(s->type->size) +
@@ -409,7 +533,7 @@ private:
       if (it.init) diag_.error(it.init->pos, "a pinned global cannot have an initialiser");
       return;
     }
-    if (it.init && !s->type->is_error()) check_init(*it.init, s->type, true);
+    if (it.init && !s->type->is_error()) check_init(*it.init, s->type, true, s->is_const_data);
   }
 
   std::vector<Symbol*> pinned_;
@@ -434,11 +558,27 @@ private:
       }
   }
 
-  // Initialiser of a variable of type `t`; `global` requires constants.
-  void check_init(Init& in, const Type* t, bool global) {
+  // Initialiser of a variable of type `t`; `global` requires constants (integers, enum
+  // variants, function addresses, strings).
+  void check_init(Init& in, const Type* t, bool global, bool constant = false) {
     if (in.is_undef) {
-      if (global)
+      if (constant)
+        diag_.error(in.pos, "a constant cannot be 'undefined'");
+      else if (global)
         diag_.error(in.pos, "a global cannot be 'undefined' (globals start at zero)");
+      return;
+    }
+    if (!in.is_list && in.expr->kind == Expr::StringLit) {
+      Expr& e = *in.expr;
+      check(e, t);
+      const bool bytes = t->kind == Type::Array && t->elem->is_int() && t->elem->bits == 8;
+      if (bytes) {
+        if (e.name.size() > t->count)
+          diag_.error(e.pos, "string of " + std::to_string(e.name.size()) +
+                                 " bytes does not fit " + q(t));
+        return;
+      }
+      coerce(e, t); // a pointer: the string's address
       return;
     }
     if (in.is_list) {
@@ -451,7 +591,7 @@ private:
                                                std::to_string(in.list.size()) + " given)");
         return;
       }
-      for (Init& e : in.list) check_init(e, t->elem, global);
+      for (Init& e : in.list) check_init(e, t->elem, global, constant);
       return;
     }
     Expr& e = *in.expr;
@@ -470,7 +610,7 @@ private:
       return;
     }
     if (!coerce(e, t)) return;
-    if (global && !e.is_const)
+    if (global && !e.is_const && !e.is_fn_address)
       diag_.error(e.pos, "the initialiser of a global must be a constant expression");
   }
 
@@ -515,7 +655,10 @@ private:
                                      " (pass a pointer)");
         t = T().error();
       }
+      if (p.is_noalias && !t->is_error() && t->kind != Type::Pointer)
+        diag_.error(p.type->pos, "'noalias' applies to pointer parameters, not " + q(t));
       s->params.push_back(t);
+      s->param_noalias.push_back(p.is_noalias);
     }
   }
 
@@ -550,6 +693,15 @@ private:
       return s.else_stmt && terminates_block(s.body) && terminates(*s.else_stmt);
     case Stmt::Loop: return !has_break(s.body);
     case Stmt::While: return s.always_true && !has_break(s.body);
+    case Stmt::Switch: {
+      // Only with a default: an enum switch may see a value that is no variant.
+      bool has_default = false;
+      for (auto& arm : s.body) {
+        has_default |= arm->is_default;
+        if (!terminates_block(arm->body)) return false;
+      }
+      return has_default;
+    }
     default: return false;
     }
   }
@@ -563,6 +715,9 @@ private:
     for (auto& s : b) {
       if (s->kind == Stmt::Break) return true;
       if (s->kind == Stmt::BlockStmt && has_break(s->body)) return true;
+      if (s->kind == Stmt::Switch) // a switch arm's break leaves the enclosing loop
+        for (auto& arm : s->body)
+          if (has_break(arm->body)) return true;
       if (s->kind == Stmt::If) {
         if (has_break(s->body)) return true;
         for (const Stmt* e = s->else_stmt.get(); e; e = e->else_stmt.get()) {
@@ -605,6 +760,7 @@ private:
   }
 
   void check_stmt(Stmt& s) {
+    Diagnostics::StatementScope one_error_per_statement(diag_);
     switch (s.kind) {
     case Stmt::Var: {
       Symbol* v = new_symbol(Symbol::Local, s.name, s.pos);
@@ -641,14 +797,35 @@ private:
       break;
     }
     case Stmt::Const: {
+      Init& in = *s.init;
+      if (in.is_list || in.is_undef || in.expr->kind == Expr::StringLit) {
+        // A table: read-only data like a top-level one, visible in this block only.
+        Symbol* c = new_symbol(Symbol::Global, s.name, s.pos);
+        c->is_const_data = true;
+        c->defined_here = true;
+        s.local = c;
+        if (!s.type) {
+          diag_.error(s.pos, "constant table " + q(s.name) + " needs a declared type (const " +
+                                 s.name + ": u32[4] = [...])");
+          c->type = T().error();
+        } else {
+          c->type = resolve_type(*s.type, true);
+          if (!c->type->is_error()) check_init(in, c->type, true, true);
+        }
+        declare_local(c);
+        break;
+      }
       Symbol* c = new_symbol(Symbol::Const, s.name, s.pos);
       s.local = c;
       const Type* declared = s.type ? resolve_type(*s.type, true) : nullptr;
-      finish_const(c, s.init->expr.get(), declared, s.type ? s.type->pos : s.pos);
+      finish_const(c, in.expr.get(), declared, s.type ? s.type->pos : s.pos);
       c->cstate = Symbol::Evaluated;
       declare_local(c);
       break;
     }
+    case Stmt::Switch: check_switch(s); break;
+    case Stmt::Case: break; // checked by check_switch
+    case Stmt::For: check_for(s); break;
     case Stmt::If:
       check_cond(*s.expr);
       check_block(s.body);
@@ -701,11 +878,154 @@ private:
     }
   }
 
+  // `switch x { case A, B { } default { } }`: no fall-through; labels are constants of the
+  // scrutinee's type (an enum's may be its bare variant names), each value at most once.
+  void check_switch(Stmt& s) {
+    Expr& x = *s.expr;
+    check(x, nullptr);
+    if (!x.ty) finalize(x);
+    const Type* t = x.ty;
+    bool ok = t && !t->is_error();
+    if (ok && !t->is_integral()) {
+      diag_.error(start_pos(x), "switch needs an integer or an enum, found " + q(t));
+      ok = false;
+    }
+    std::map<Int, Pos> seen;
+    const Stmt* default_arm = nullptr;
+    for (auto& arm : s.body) {
+      {
+        Diagnostics::StatementScope one_error_per_arm(diag_);
+        if (arm->is_default) {
+          if (default_arm) {
+            diag_.error(arm->pos, "more than one 'default' in this switch");
+            diag_.note(default_arm->pos, "the first 'default' is here");
+          }
+          default_arm = arm.get();
+        }
+        for (auto& vp : arm->values) {
+          Expr& v = *vp;
+          const EnumVariant* bare = nullptr;
+          if (ok && t->kind == Type::Enum && v.kind == Expr::Name && !lookup_local(v.name))
+            bare = t->en->variant(v.name);
+          if (bare) { // `case PARANOID` in a switch on a Mode
+            v.ty = t;
+            v.is_const = true;
+            v.cval = bare->value;
+          } else {
+            check(v, ok ? t : nullptr);
+          }
+          if (v.ty && v.ty->is_error()) continue;
+          if (!v.is_const) {
+            diag_.error(start_pos(v), "a case label must be a constant expression");
+            continue;
+          }
+          if (!ok || !coerce(v, t)) continue;
+          auto [at, fresh] = seen.emplace(v.cval, v.pos);
+          if (!fresh) {
+            diag_.error(start_pos(v), "duplicate case value " + value_text(v.cval, t));
+            diag_.note(at->second, value_text(v.cval, t) + " is first handled here");
+          }
+        }
+      }
+      check_block(arm->body);
+    }
+    if (ok && t->kind == Type::Enum && !default_arm) {
+      std::string missing;
+      unsigned n = 0;
+      for (const EnumVariant& v : t->en->variants)
+        if (!seen.count(v.value)) {
+          if (n < 4) missing += std::string(n ? ", " : "") + t->en->name + "." + v.name;
+          ++n;
+        }
+      if (n > 4) missing += " and " + std::to_string(n - 4) + " more";
+      if (n)
+        diag_.error(s.pos, "switch on " + q(t) + " does not handle " + missing +
+                               " (add the cases or a 'default')");
+    }
+  }
+
+  // A case value as the reader wrote it: an enum's variant name, else the number.
+  static std::string value_text(Int v, const Type* t) {
+    if (t->kind == Type::Enum)
+      for (const EnumVariant& e : t->en->variants)
+        if (e.value == v) return t->en->name + "." + e.name;
+    return int_to_string(v);
+  }
+
+  // `for i in a .. b { }`: i takes a, a + 1, ..., b - 1 (none if a >= b); b is evaluated
+  // once, before the first iteration. i's type is declared, else the bounds' common type.
+  void check_for(Stmt& s) {
+    Expr& a = *s.expr;
+    Expr& b = *s.target;
+    const Type* t = s.type ? resolve_type(*s.type, true) : nullptr;
+    check(a, t);
+    check(b, t);
+    bool ok = !(t && t->is_error()) && !(a.ty && a.ty->is_error()) && !(b.ty && b.ty->is_error());
+    if (ok && t && !t->is_int()) {
+      diag_.error(s.type->pos, "a 'for' variable must have an integer type, not " + q(t));
+      ok = false;
+    }
+    if (ok && !t) {
+      for (Expr* x : {&a, &b})
+        if (ok && x->ty && !x->ty->is_int()) {
+          diag_.error(start_pos(*x), "a 'for' range needs integers, found " + q(x->ty));
+          ok = false;
+        }
+      if (ok) {
+        if (!a.ty && !b.ty) finalize(a), t = a.ty;
+        else if (!a.ty) t = b.ty;
+        else if (!b.ty) t = a.ty;
+        else if (implicitly_converts(a.ty, b.ty)) t = b.ty;
+        else if (implicitly_converts(b.ty, a.ty)) t = a.ty;
+        else {
+          diag_.error(start_pos(b), "the bounds of this 'for' have mismatched types " +
+                                        q(a.ty) + " and " + q(b.ty) + " (convert one with 'as')");
+          ok = false;
+        }
+      }
+    }
+    if (ok) ok = coerce(a, t) && coerce(b, t);
+    Symbol* v = new_symbol(Symbol::Local, s.name, s.pos);
+    v->type = ok ? t : T().error();
+    v->read_only = true;
+    s.local = v;
+    scopes_.emplace_back();
+    declare_local(v);
+    ++loops_;
+    check_block(s.body);
+    --loops_;
+    scopes_.pop_back();
+  }
+
+  // The variable an lvalue is part of (an element or field of it), or nullptr when the
+  // lvalue is reached through a pointer.
+  static const Symbol* root_symbol(const Expr& e) {
+    switch (e.kind) {
+    case Expr::Name: return e.sym;
+    case Expr::Index:
+      return e.lhs->ty && e.lhs->ty->kind == Type::Array ? root_symbol(*e.lhs) : nullptr;
+    case Expr::Field: return e.field_through_pointer ? nullptr : root_symbol(*e.lhs);
+    default: return nullptr;
+    }
+  }
+
   bool check_assignable(Expr& t) {
     if (t.ty && t.ty->is_error()) return false;
     if (t.kind == Expr::Name && t.sym && t.sym->kind == Symbol::Const) {
       diag_.error(t.pos, "cannot assign to constant " + q(t.sym->name));
       return false;
+    }
+    if (const Symbol* root = root_symbol(t)) {
+      if (root->is_const_data) {
+        diag_.error(start_pos(t), "cannot assign to constant table " + q(root->name));
+        return false;
+      }
+      if (root->read_only) {
+        diag_.error(start_pos(t), "cannot assign to loop variable " + q(root->name) +
+                                      " (the loop counts it; use a 'while' loop to step it "
+                                      "yourself)");
+        return false;
+      }
     }
     if (!is_lvalue(t)) {
       diag_.error(start_pos(t), "cannot assign to this expression (not a variable, field, element "
@@ -952,20 +1272,23 @@ private:
     }
   }
 
-  static bool overflows(Int v) { return v > kUntypedLimit || v < -kUntypedLimit; }
-
-  // Folds an integer operation on exact values; nullopt (after an error) on division by
-  // zero or overflow of the untyped range.
+  // Folds an integer operation on exact values: untyped constants are evaluated with 128
+  // bits (an intermediate may exceed 64: `(1 << 100) >> 90` is 1024), typed ones in their
+  // type, where a sum, difference or product that does not fit is an error like any
+  // overflow of the exact range (shifts and bitwise operations drop bits by definition).
+  // nullopt (after an error) on division by zero or overflow.
   std::optional<Int> fold(BinOp op, Int a, Int b, const Type* t, Pos pos) {
     Int r = 0;
+    bool overflow = false;
     switch (op) {
-    case BinOp::Add: r = a + b; break;
-    case BinOp::Sub: r = a - b; break;
+    case BinOp::Add: overflow = __builtin_add_overflow(a, b, &r); break;
+    case BinOp::Sub: overflow = __builtin_sub_overflow(a, b, &r); break;
     case BinOp::Mul: {
       // Overflow check by division (a 128-bit __builtin_mul_overflow needs compiler-rt).
       using U = unsigned __int128;
       const U ua = a < 0 ? U(0) - U(a) : U(a), ub = b < 0 ? U(0) - U(b) : U(b);
-      if (ua != 0 && ub > (~U(0) >> 2) / ua) r = kUntypedLimit * 2;
+      const U limit = (U(1) << 127) - ((a < 0) == (b < 0) ? 1 : 0); // 2^127-1, or 2^127
+      if (ua != 0 && ub > limit / ua) overflow = true;
       else r = Int(U(a) * U(b));
       break;
     }
@@ -981,9 +1304,17 @@ private:
     case BinOp::Or: r = a | b; break;
     case BinOp::Xor: r = a ^ b; break;
     case BinOp::Shl:
-      if (b >= 64) r = a == 0 ? 0 : kUntypedLimit * 2;
-      else if (b > 0 && (a > (kUntypedLimit >> b) || a < -(kUntypedLimit >> b))) r = kUntypedLimit * 2;
-      else r = a * (Int(1) << b);
+      if (t) { // in the type: bits shifted out are gone (b < width, checked by the caller)
+        r = Int((unsigned __int128)a << (b >= 127 ? 127 : b));
+        break;
+      }
+      if (a == 0) r = 0;
+      else if (b >= 127) overflow = true;
+      else {
+        const Int limit = Int(1) << (126 - int(b)); // |a| * 2^b must stay within 2^127
+        if (a >= limit * 2 || a < -(limit * 2)) overflow = true;
+        else r = Int((unsigned __int128)a << b);
+      }
       break;
     case BinOp::Shr:
       if (t && !t->is_signed) r = Int((unsigned __int128)a >> (b >= 127 ? 127 : b));
@@ -998,15 +1329,30 @@ private:
     case BinOp::LAnd: return Int(a && b);
     case BinOp::LOr: return Int(a || b);
     }
-    if (t) return wrap(r, t);
-    if (overflows(r)) {
-      diag_.error(pos, "constant expression overflows");
+    if (t && !overflow && (op == BinOp::Add || op == BinOp::Sub || op == BinOp::Mul) &&
+        !fits(r, t)) {
+      diag_.error(pos, "constant expression overflows " + q(t) + " (the exact value is " +
+                           int_to_string(r) + "; convert an operand with 'as' to compute in "
+                           "a wider type)");
       return std::nullopt;
     }
+    if (overflow) {
+      diag_.error(pos, "constant expression overflows (constants are evaluated with 128 bits)");
+      return std::nullopt;
+    }
+    if (t) return wrap(r, t);
     return r;
   }
 
   void check(Expr& e, const Type* hint) {
+    if (e.checked && e.checked_hint == hint) return;
+    e.checked = true;
+    e.checked_hint = hint;
+    e.ty = nullptr;
+    e.is_const = false;
+    e.cval = 0;
+    e.context_typed = false;
+    e.is_fn_address = false;
     switch (e.kind) {
     case Expr::IntLit:
       e.ty = nullptr;
@@ -1025,6 +1371,9 @@ private:
     case Expr::Index: return check_index(e);
     case Expr::Field: return check_field(e);
     case Expr::Call: return check_call(e, hint);
+    case Expr::StringLit: // the address of a NUL-terminated copy in read-only data
+      e.ty = T().pointer(T().integer(8, false));
+      return;
     case Expr::SizeOf: {
       const Type* t = resolve_type(*e.type, true);
       if (t->is_error()) return set_error(e);
@@ -1073,11 +1422,17 @@ private:
       e.cval = s->value;
       return;
     case Symbol::StructSym:
+    case Symbol::EnumSym:
       diag_.error(e.pos, q(e.name) + " is a type, not a value");
       return set_error(e);
     case Symbol::Func:
-      diag_.error(e.pos, "function " + q(e.name) + " is not a value (call it)");
-      return set_error(e);
+      // Its address, of type fn(params) -> result: stored in tables, called through.
+      if (s->type && s->type->is_error()) return set_error(e);
+      for (const Type* p : s->params)
+        if (p->is_error()) return set_error(e);
+      e.ty = T().function(s->params, s->type ? s->type : T().void_type());
+      e.is_fn_address = true;
+      return;
     default:
       e.ty = s->type ? s->type : T().error();
       return;
@@ -1085,6 +1440,16 @@ private:
   }
 
   const Type* int_hint(const Type* hint) { return hint && hint->is_int() ? hint : nullptr; }
+
+  // Whether an untyped constant expression's value depends on the type it is given: it
+  // contains `~` applied to an untyped operand.
+  static bool width_sensitive(const Expr& e) {
+    if (e.ty || !e.is_const) return false;
+    if (e.kind == Expr::Unary && e.uop == UnOp::BitNot) return true;
+    if (e.kind == Expr::Unary || e.kind == Expr::Binary)
+      return (e.lhs && width_sensitive(*e.lhs)) || (e.rhs && width_sensitive(*e.rhs));
+    return false;
+  }
 
   void check_binary(Expr& e, const Type* hint) {
     Expr& a = *e.lhs;
@@ -1121,6 +1486,7 @@ private:
         } else {
           finalize(a);
         }
+        e.context_typed = true;
       }
       if (a.ty && !a.ty->is_int()) {
         diag_.error(e.pos, std::string("operator '") + op + "' cannot be applied to " + q(a.ty));
@@ -1142,9 +1508,28 @@ private:
       return;
     }
     const bool cmp = is_comparison(e.bop);
-    check(a, cmp ? nullptr : hint);
-    check(b, cmp ? nullptr : hint);
+    // An untyped constant takes its type from the operand it meets, and only from the
+    // context when both are untyped: `flags & ~0x0F` is `flags & 0xFFFFFFF0` for a u32
+    // flags in any context. Only `~` on an untyped operand depends on the type it is given
+    // (everything else folds exactly), so only such operands are checked again.
+    // The same holds for an operand whose type came from the context (`1 << n`): it takes
+    // its sibling's type, else the context's.
+    check(a, nullptr);
+    check(b, nullptr);
     if ((a.ty && a.ty->is_error()) || (b.ty && b.ty->is_error())) return set_error(e);
+    {
+      const bool da = width_sensitive(a) || a.context_typed;
+      const bool db = width_sensitive(b) || b.context_typed;
+      const bool fa = !a.ty || da, fb = !b.ty || db; // free to take another type
+      if (da && !fb && b.ty->is_int()) check(a, b.ty);
+      else if (db && !fa && a.ty->is_int()) check(b, a.ty);
+      else if ((da || db) && fa && fb && !cmp && int_hint(hint)) {
+        if (da) check(a, hint);
+        if (db) check(b, hint);
+      }
+      if ((a.ty && a.ty->is_error()) || (b.ty && b.ty->is_error())) return set_error(e);
+      e.context_typed = (da || db) && fa && fb && !cmp;
+    }
     for (Expr* x : {&a, &b})
       if (x->ty && x->ty->kind == Type::Void) {
         diag_.error(x->pos, "this expression has no value");
@@ -1171,6 +1556,32 @@ private:
       diag_.error(e.pos, std::string("operator '") + op + "' cannot be applied to " +
                              (a.ty ? q(a.ty) : std::string("an integer constant")) + " and " +
                              (b.ty ? q(b.ty) : std::string("an integer constant")));
+      return set_error(e);
+    }
+    // Enums compare with their own type (all six operators, by value); function
+    // addresses for equality.
+    const bool oa = a.ty && (a.ty->kind == Type::Enum || a.ty->kind == Type::Func),
+               ob = b.ty && (b.ty->kind == Type::Enum || b.ty->kind == Type::Func);
+    if (oa || ob) {
+      if (cmp && a.ty == b.ty &&
+          (a.ty->kind == Type::Enum || e.bop == BinOp::Eq || e.bop == BinOp::Ne)) {
+        e.ty = T().boolean();
+        if (a.is_const && b.is_const) {
+          auto r = fold(e.bop, a.cval, b.cval, nullptr, e.pos);
+          if (!r) return set_error(e);
+          e.is_const = true;
+          e.cval = *r;
+        }
+        return;
+      }
+      diag_.error(e.pos, std::string("operator '") + op + "' cannot be applied to " +
+                             (a.ty ? q(a.ty) : std::string("an integer constant")) + " and " +
+                             (b.ty ? q(b.ty) : std::string("an integer constant")) +
+                             (a.ty && b.ty && a.ty->kind == Type::Enum && b.ty->kind == Type::Enum
+                                  ? ""
+                              : (oa ? a.ty : b.ty)->kind == Type::Enum
+                                  ? " (convert with 'as', or compare with a variant)"
+                                  : ""));
       return set_error(e);
     }
     // Booleans compare for equality only.
@@ -1241,9 +1652,14 @@ private:
         return set_error(e);
       }
       e.ty = a.ty;
+      e.context_typed = a.context_typed;
       if (a.is_const) {
+        if (e.uop == UnOp::Neg && !a.ty && a.cval == -a.cval && a.cval != 0) { // -(-2^127)
+          diag_.error(e.pos, "constant expression overflows (constants are evaluated with 128 bits)");
+          return set_error(e);
+        }
         e.is_const = true;
-        Int v = e.uop == UnOp::Neg ? -a.cval : ~a.cval;
+        Int v = e.uop == UnOp::Neg ? Int(0 - (unsigned __int128)a.cval) : ~a.cval;
         e.cval = a.ty ? wrap(v, a.ty) : v;
       }
       return;
@@ -1307,12 +1723,12 @@ private:
       set_error(e);
     };
     if (!from) { // untyped constant
-      if (to->is_int()) {
+      if (to->is_integral()) {
         e.is_const = true;
         e.cval = wrap(a.cval, to);
         return;
       }
-      if (to->kind == Type::Pointer) {
+      if (to->kind == Type::Pointer || to->kind == Type::Func) {
         if (a.cval < 0 || a.cval > 0xFFFFFFFF) return bad();
         a.ty = T().integer(32, false);
         e.is_const = true; // a constant address (usable in global initialisers)
@@ -1326,16 +1742,21 @@ private:
       e.cval = a.cval;
       return;
     }
-    if (to->is_int() && (from->is_int() || from->kind == Type::Bool)) {
+    // Integers, bool and enums convert by value (an enum as its underlying integer).
+    if ((to->is_int() && (from->is_integral() || from->kind == Type::Bool)) ||
+        (to->kind == Type::Enum && from->is_int())) {
       if (a.is_const) e.is_const = true, e.cval = wrap(a.cval, to);
       return;
     }
-    if (to->kind == Type::Pointer && from->kind == Type::Pointer) return;
-    if (to->kind == Type::Pointer && from->is_int() && from->bits == 32) {
+    // Addresses: pointers and function addresses convert to each other and to 32 bits.
+    const bool to_addr = to->kind == Type::Pointer || to->kind == Type::Func;
+    const bool from_addr = from->kind == Type::Pointer || from->kind == Type::Func;
+    if (to_addr && from_addr) return;
+    if (to_addr && from->is_int() && from->bits == 32) {
       if (a.is_const) e.is_const = true, e.cval = wrap(a.cval, T().integer(32, false));
       return;
     }
-    if (from->kind == Type::Pointer && to->is_int() && to->bits == 32) return;
+    if (from_addr && to->is_int() && to->bits == 32) return;
     bad();
   }
 
@@ -1361,6 +1782,32 @@ private:
 
   void check_field(Expr& e) {
     Expr& a = *e.lhs;
+    if (a.kind == Expr::Name && !lookup_local(a.name)) { // `Mode.PARANOID`
+      auto it = m_.globals.find(a.name);
+      if (it != m_.globals.end() && it->second->kind == Symbol::EnumSym) {
+        EnumInfo* en = it->second->en;
+        resolve_enum(en);
+        a.sym = it->second;
+        const EnumVariant* v = en->variant(e.name);
+        if (!v) {
+          std::string names;
+          for (size_t k = 0; k < en->variants.size() && k < 8; ++k)
+            names += (k ? ", " : "") + en->variants[k].name;
+          diag_.error(e.pos, "enum " + q(en->name) + " has no variant " + q(e.name) +
+                                 (en->state == EnumInfo::InProgress
+                                      ? " (a variant's value can only name earlier variants)"
+                                  : names.empty() ? std::string(" (it has none)")
+                                                  : " (it has " + names +
+                                                        (en->variants.size() > 8 ? ", ..." : "") +
+                                                        ")"));
+          return set_error(e);
+        }
+        e.ty = en->type;
+        e.is_const = true;
+        e.cval = v->value;
+        return;
+      }
+    }
     check(a, nullptr);
     if (a.ty && a.ty->is_error()) return set_error(e);
     const Type* st = a.ty;
@@ -1384,14 +1831,42 @@ private:
     set_error(e);
   }
 
+  // A call through a function address (a table entry, a field, a variable): the arguments
+  // are checked against the address's type.
+  void check_indirect_call(Expr& e) {
+    Expr& callee = *e.lhs;
+    if (callee.ty && callee.ty->is_error()) {
+      for (auto& a : e.args) check(*a, nullptr);
+      return set_error(e);
+    }
+    if (!callee.ty || callee.ty->kind != Type::Func) {
+      for (auto& a : e.args) check(*a, nullptr);
+      diag_.error(e.pos, "called object is not a function (its type is " +
+                             (callee.ty ? q(callee.ty) : std::string("an integer constant")) +
+                             ")");
+      return set_error(e);
+    }
+    const Type* ft = callee.ty;
+    if (e.args.size() != ft->params.size()) {
+      for (auto& a : e.args) check(*a, nullptr);
+      diag_.error(e.pos, "wrong number of arguments to a " + q(ft) + ": expected " +
+                             std::to_string(ft->params.size()) + ", found " +
+                             std::to_string(e.args.size()));
+      return set_error(e);
+    }
+    bool ok = true;
+    for (size_t i = 0; i < e.args.size(); ++i) {
+      check(*e.args[i], ft->params[i]);
+      if (!coerce(*e.args[i], ft->params[i])) ok = false;
+    }
+    e.ty = ok ? ft->elem : T().error();
+  }
+
   void check_call(Expr& e, const Type* hint) {
     Expr& callee = *e.lhs;
     if (callee.kind != Expr::Name) {
       check(callee, nullptr);
-      for (auto& a : e.args) check(*a, nullptr);
-      if (callee.ty && callee.ty->is_error()) return set_error(e);
-      diag_.error(e.pos, "called object is not a function");
-      return set_error(e);
+      return check_indirect_call(e);
     }
     Symbol* s = lookup_local(callee.name);
     if (!s) {
@@ -1407,13 +1882,16 @@ private:
       diag_.error(callee.pos, "unknown function " + q(callee.name));
       return set_error(e);
     }
-    callee.sym = s;
-    e.sym = s;
     if (s->kind != Symbol::Func) {
+      check(callee, nullptr);
+      if (callee.ty && callee.ty->kind == Type::Func) return check_indirect_call(e);
       for (auto& a : e.args) check(*a, nullptr);
+      if (callee.ty && callee.ty->is_error()) return set_error(e);
       diag_.error(callee.pos, q(callee.name) + " is not a function");
       return set_error(e);
     }
+    callee.sym = s;
+    e.sym = s;
     if (e.args.size() != s->params.size()) {
       for (auto& a : e.args) check(*a, nullptr);
       diag_.error(e.pos, "wrong number of arguments to " + q(s->name) + ": expected " +

@@ -18,7 +18,7 @@ namespace lanaikit::fw {
 enum Intrinsic { kNoIntrinsic = 0, kPopc, kClz, kCtz, kBswap };
 
 struct Symbol {
-  enum Kind { StructSym, Const, Global, Reg, Func, Local } kind = Local;
+  enum Kind { StructSym, Const, Global, Reg, Func, Local, EnumSym } kind = Local;
   std::string name;
   Pos pos;
   Item* item = nullptr;      // top-level symbols
@@ -29,6 +29,9 @@ struct Symbol {
   // Global, Reg
   bool pinned = false;
   bool is_volatile = false; // Global: declared `volatile var` (Reg: always)
+  // Global: a constant table (`const T: u32[4] = [...]`, a string): read-only data, private
+  // to every object that uses it (like a plain fn), never assigned.
+  bool is_const_data = false;
   uint32_t address = 0;
   // Global, Func: this object holds the definition (else it is an external declaration)
   bool defined_here = false;
@@ -36,10 +39,14 @@ struct Symbol {
   std::vector<const Type*> params;
   bool is_handler = false, is_export = false, is_extern = false;
   std::vector<Symbol*> param_syms; // the parameters' Local symbols (after sema)
+  std::vector<bool> param_noalias;  // `noalias` on each parameter
   // StructSym
   StructInfo* st = nullptr;
+  // EnumSym
+  EnumInfo* en = nullptr;
   // Local: a parameter (index) or a `var`
   int param_index = -1;
+  bool read_only = false; // Local: a `for` loop's variable
   void* cg = nullptr; // the code generator's llvm::Value for this symbol
 };
 

@@ -21,6 +21,14 @@ std::string Type::spelling() const {
     // Suffixes apply left to right: u8[4][2] is an array of 2 elements of type u8[4].
     return elem->spelling() + "[" + std::to_string(count) + "]";
   case Struct: return st->name;
+  case Enum: return en->name;
+  case Func: {
+    std::string s = "fn(";
+    for (size_t i = 0; i < params.size(); ++i) s += (i ? ", " : "") + params[i]->spelling();
+    s += ")";
+    if (elem->kind != Void) s += " -> " + elem->spelling();
+    return s;
+  }
   }
   return "?";
 }
@@ -96,6 +104,33 @@ StructInfo* TypeTable::new_struct(const std::string& name) {
   return s;
 }
 
+EnumInfo* TypeTable::new_enum(const std::string& name) {
+  enums_.push_back(std::make_unique<EnumInfo>());
+  EnumInfo* e = enums_.back().get();
+  e->name = name;
+  struct_types_.push_back(std::make_unique<Type>());
+  Type* t = struct_types_.back().get();
+  t->kind = Type::Enum;
+  t->en = e;
+  // Until the underlying type is resolved (sema does it first): u32.
+  t->bits = 32;
+  t->size = t->align = 4;
+  e->type = t;
+  return e;
+}
+
+const Type* TypeTable::function(const std::vector<const Type*>& params, const Type* result) {
+  auto& slot = functions_[{params, result}];
+  if (!slot) {
+    slot = std::make_unique<Type>();
+    slot->kind = Type::Func;
+    slot->params = params;
+    slot->elem = result;
+    slot->size = slot->align = 4;
+  }
+  return slot.get();
+}
+
 bool implicitly_converts(const Type* from, const Type* to) {
   if (from == to) return true;
   if (!from->is_int() || !to->is_int()) return false;
@@ -105,7 +140,7 @@ bool implicitly_converts(const Type* from, const Type* to) {
 
 bool fits(Int v, const Type* t) {
   if (t->kind == Type::Bool) return v == 0 || v == 1;
-  if (!t->is_int()) return false;
+  if (!t->is_integral()) return false;
   if (t->is_signed) {
     Int lo = -(Int(1) << (t->bits - 1)), hi = (Int(1) << (t->bits - 1)) - 1;
     return v >= lo && v <= hi;
@@ -115,7 +150,7 @@ bool fits(Int v, const Type* t) {
 
 Int wrap(Int v, const Type* t) {
   if (t->kind == Type::Bool) return v != 0;
-  if (!t->is_int()) return v;
+  if (!t->is_integral()) return v;
   unsigned __int128 u = (unsigned __int128)v & (((unsigned __int128)1 << t->bits) - 1);
   if (t->is_signed && (u >> (t->bits - 1)) & 1) return Int(u) - (Int(1) << t->bits);
   return Int(u);

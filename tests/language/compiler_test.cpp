@@ -195,6 +195,100 @@ TEST(LanguageCompiler, VolatileGlobalsAreReadEveryTime) {
   EXPECT_NE(ast.text.find("VolatileVar box: Box"), std::string::npos) << ast.text;
 }
 
+// A dense switch is a jump table (one bounds check and one indirect branch whatever the
+// number of arms); a sparse one is a tree of compares with no table.
+TEST(LanguageCompiler, SwitchLowering) {
+  // Each arm calls its own function (arms that only pick a value would become a lookup
+  // table or arithmetic before the switch is lowered).
+  auto program = [](int stride) {
+    std::string src;
+    for (int k = 0; k < 40; ++k) src += "extern fn arm" + std::to_string(k) + "();\n";
+    src += "export fn f(x: u32) {\n  switch x {\n";
+    for (int k = 0; k < 40; ++k)
+      src += "    case " + std::to_string(k * stride) + " { arm" + std::to_string(k) + "(); }\n";
+    return src + "  }\n}\n";
+  };
+  const std::string dense = program(1), sparse = program(100003);
+  CompileOptions o = options();
+  o.opt = assembler::OptLevel::O2;
+  CompileResult d = emit_text(write_temp("dense.fw", dense).string(), Emit::Asm, o);
+  ASSERT_TRUE(d.ok) << d.diagnostics;
+  EXPECT_NE(d.text.find(".LJTI"), std::string::npos) << d.text;
+  CompileResult s = emit_text(write_temp("sparse.fw", sparse).string(), Emit::Asm, o);
+  ASSERT_TRUE(s.ok) << s.diagnostics;
+  EXPECT_EQ(s.text.find(".LJTI"), std::string::npos) << s.text;
+}
+
+// Each enum variant is a constant "Enum.VARIANT" of the underlying type in the layout
+// table; a field of enum type is spelled with the enum's name.
+TEST(LanguageCompiler, EnumsInTheLayoutTable) {
+  const std::string src = "enum Mode: i16 { NORMAL, PARANOID = -2, ONE_SHOT }\n"
+                          "struct Slot { mode: Mode; key: u32; }\n"
+                          "const DEFAULT: Mode = Mode.ONE_SHOT;\n"
+                          "var slots: Slot[2] @ 0x8000;\n"
+                          "fn main() -> i32 { slots[0].mode = DEFAULT; return 0; }\n";
+  CompileResult r = compile_source(src, "enums.fw", options());
+  ASSERT_TRUE(r.ok) << r.diagnostics;
+  auto table = layout_of(r.object);
+  ASSERT_TRUE(table);
+  const assembler::ConstantLayout* p = table->find_constant("Mode.PARANOID");
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(p->signed_value(), -2);
+  EXPECT_EQ(p->type, "i16");
+  ASSERT_NE(table->find_constant("Mode.ONE_SHOT"), nullptr);
+  EXPECT_EQ(table->find_constant("Mode.ONE_SHOT")->signed_value(), -1);
+  EXPECT_EQ(table->find_constant("Mode.NORMAL")->signed_value(), 0);
+  ASSERT_NE(table->find_constant("DEFAULT"), nullptr);
+  EXPECT_EQ(table->find_constant("DEFAULT")->signed_value(), -1);
+  const assembler::StructLayout* slot = table->find_struct("Slot");
+  ASSERT_NE(slot, nullptr);
+  EXPECT_EQ(slot->field("mode").type, "Mode");
+  EXPECT_EQ(slot->field("mode").size, 2u);
+  EXPECT_EQ(slot->field("key").offset, 4u);
+}
+
+// noalias reaches LLVM, and lets the optimiser keep a value loaded through one parameter
+// across a store through the other (one load of *src instead of two).
+TEST(LanguageCompiler, NoaliasParameters) {
+  const std::string src = "fn twice(dst: noalias *u32, src: noalias *u32) {\n"
+                          "  dst[0] = src[0];\n  dst[1] = src[0];\n}\n"
+                          "fn twice_plain(dst: *u32, src: *u32) {\n"
+                          "  dst[0] = src[0];\n  dst[1] = src[0];\n}\n"
+                          "export fn use(a: *u32, b: *u32) { twice(a, b); twice_plain(a, b); }\n";
+  CompileOptions o = options();
+  o.opt = assembler::OptLevel::O1;
+  CompileResult ir = emit_text(write_temp("noalias.fw", src).string(), Emit::Ir, o);
+  ASSERT_TRUE(ir.ok) << ir.diagnostics;
+  EXPECT_NE(ir.text.find("noalias"), std::string::npos) << ir.text;
+  CompileOptions none = options();
+  none.opt = assembler::OptLevel::O0;
+  CompileResult o0 = emit_text(write_temp("noalias.fw", src).string(), Emit::Ir, none);
+  ASSERT_TRUE(o0.ok);
+  auto signature = [&](const std::string& name) {
+    const size_t at = o0.text.find("@" + name + "(");
+    return at == std::string::npos ? std::string() : o0.text.substr(at, o0.text.find('\n', at) - at);
+  };
+  EXPECT_NE(signature("twice").find("noalias"), std::string::npos) << o0.text;
+  EXPECT_EQ(signature("twice_plain").find("noalias"), std::string::npos) << o0.text;
+}
+
+// A call through a function address is an indirect call in the IR.
+TEST(LanguageCompiler, CallsThroughAddresses) {
+  const std::string src = "fn a(x: u32) -> u32 { return x + 1; }\n"
+                          "fn b(x: u32) -> u32 { return x + 2; }\n"
+                          "const T: fn(u32) -> u32[2] = [a, b];\n"
+                          "export fn pick(i: u32, x: u32) -> u32 { return T[i & 1](x); }\n";
+  CompileOptions o = options();
+  o.opt = assembler::OptLevel::O2;
+  CompileResult ir = emit_text(write_temp("indirect.fw", src).string(), Emit::Ir, o);
+  ASSERT_TRUE(ir.ok) << ir.diagnostics;
+  EXPECT_NE(ir.text.find("@T = internal unnamed_addr constant [2 x i32 (i32)*] [i32 (i32)* @a, "
+                         "i32 (i32)* @b]"),
+            std::string::npos)
+      << ir.text;
+  EXPECT_NE(ir.text.find("call i32 %"), std::string::npos) << ir.text;
+}
+
 // A firmware-shaped file: per event a message struct, a constant, a helper with a
 // data-dependent loop, and a handler touching registers and a pinned ring.
 std::string big_program(int events) {

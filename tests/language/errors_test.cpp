@@ -37,13 +37,16 @@ TEST(LanguageErrors, RenderedWithSourceLineAndCaret) {
                            "         ^\n");
 }
 
+// Reported right after the token the ';' should follow, also across lines and comments.
 TEST(LanguageErrors, SyntaxMissingSemicolon) {
-  EXPECT_ERROR("fn main() -> i32 { return 0 }", "t.fw:1:29: error: expected ';'");
+  EXPECT_ERROR("fn main() -> i32 { return 0 }", "t.fw:1:28: error: expected ';'");
+  EXPECT_ERROR("fn f() {\n  var x: u32 = 1 // one\n  var y: u32 = 2;\n}",
+               "t.fw:2:17: error: expected ';'");
 }
 
 TEST(LanguageErrors, SyntaxGarbageAtTopLevel) {
   EXPECT_ERROR("var x: u32;\n)", "t.fw:2:1: error: expected a declaration (import, const, "
-                                 "struct, var, reg, fn, handler, extern)");
+                                 "enum, struct, var, reg, fn, handler, extern)");
 }
 
 TEST(LanguageErrors, SyntaxErrorsInSeveralDeclarations) {
@@ -282,9 +285,11 @@ TEST(LanguageErrors, CallingANonFunction) {
   EXPECT_ERROR("var v: u32;\nfn f() { v(); }", "t.fw:2:10: error: 'v' is not a function");
 }
 
+// A function's name is its address (docs/language.md, "Function addresses"); using it
+// where a number is expected is a type error that says how to convert.
 TEST(LanguageErrors, FunctionUsedAsValue) {
   EXPECT_ERROR("fn g() { }\nfn f() -> u32 { return g; }",
-               "t.fw:2:24: error: function 'g' is not a value (call it)");
+               "t.fw:2:24: error: expected 'u32', found 'fn()' (convert with 'as')");
 }
 
 TEST(LanguageErrors, AddressOfRegister) {
@@ -444,6 +449,187 @@ TEST(LanguageErrors, SeveralIndependentErrorsNoCascade) {
             std::string::npos);
   EXPECT_NE(r.diagnostics.find("t.fw:4:18: error: unknown name 'nothing'"), std::string::npos);
   EXPECT_NE(r.diagnostics.find("t.fw:6:10: error: 'break' outside a loop"), std::string::npos);
+}
+
+// ---------------------------------------------------------------- second edition
+
+TEST(LanguageErrors, SwitchDuplicateCaseWithNote) {
+  CompileResult r = compile("fn f(x: u32) -> u32 {\n  switch x {\n    case 1, 2 { }\n"
+                            "    case 3, 1 { }\n  }\n  return 0;\n}\n");
+  EXPECT_EQ(r.diagnostics.substr(0, r.diagnostics.find('\n')),
+            "t.fw:4:13: error: duplicate case value 1");
+  EXPECT_NE(r.diagnostics.find("t.fw:3:10: note: 1 is first handled here"), std::string::npos)
+      << r.diagnostics;
+}
+
+TEST(LanguageErrors, SwitchLabelNotConstant) {
+  EXPECT_ERROR("fn f(x: u32, y: u32) {\n  switch x { case y { } }\n}",
+               "t.fw:2:19: error: a case label must be a constant expression");
+}
+
+TEST(LanguageErrors, SwitchLabelDoesNotFit) {
+  EXPECT_ERROR("fn f(x: u8) {\n  switch x { case 256 { } }\n}",
+               "t.fw:2:19: error: constant 256 does not fit in 'u8'");
+}
+
+TEST(LanguageErrors, SwitchTwoDefaults) {
+  EXPECT_ERROR("fn f(x: u32) {\n  switch x { default { } default { } }\n}",
+               "t.fw:2:26: error: more than one 'default' in this switch");
+}
+
+TEST(LanguageErrors, SwitchOnBool) {
+  EXPECT_ERROR("fn f(b: bool) {\n  switch b { default { } }\n}",
+               "t.fw:2:10: error: switch needs an integer or an enum, found 'bool'");
+}
+
+TEST(LanguageErrors, SwitchOnEnumMissesVariants) {
+  EXPECT_ERROR("enum Op { A, B, C, D, E, F }\nfn f(o: Op) {\n  switch o { case A { } }\n}",
+               "t.fw:3:3: error: switch on 'Op' does not handle Op.B, Op.C, Op.D, Op.E and 1 "
+               "more (add the cases or a 'default')");
+}
+
+TEST(LanguageErrors, SwitchArmSyntax) {
+  EXPECT_ERROR("fn f(x: u32) {\n  switch x { x = 1; }\n}",
+               "t.fw:2:14: error: expected 'case', 'default' or '}'");
+}
+
+TEST(LanguageErrors, ForVariableIsReadOnly) {
+  EXPECT_ERROR("fn f() {\n  for i in 0 .. 4 { i = 2; }\n}",
+               "t.fw:2:21: error: cannot assign to loop variable 'i' (the loop counts it; "
+               "use a 'while' loop to step it yourself)");
+}
+
+TEST(LanguageErrors, ForBoundDoesNotFitTheVariable) {
+  EXPECT_ERROR("fn f() {\n  for i: u8 in 0 .. 256 { }\n}",
+               "t.fw:2:21: error: constant 256 does not fit in 'u8'");
+}
+
+TEST(LanguageErrors, ForBoundsOfMismatchedTypes) {
+  EXPECT_ERROR("fn f(a: u32, b: i32) {\n  for i in a .. b { }\n}",
+               "t.fw:2:17: error: the bounds of this 'for' have mismatched types 'u32' and "
+               "'i32' (convert one with 'as')");
+}
+
+TEST(LanguageErrors, EnumValueDoesNotFit) {
+  EXPECT_ERROR("enum E: u8 { A = 255, B }",
+               "t.fw:1:23: error: value 256 of 'E.B' does not fit 'u8' (the underlying type of 'E')");
+}
+
+TEST(LanguageErrors, EnumDuplicateVariantWithNote) {
+  CompileResult r = compile("enum E { A, B, A }");
+  EXPECT_EQ(r.diagnostics.substr(0, r.diagnostics.find('\n')),
+            "t.fw:1:16: error: duplicate variant 'A' in enum 'E'");
+  EXPECT_NE(r.diagnostics.find("t.fw:1:10: note: previous declaration of 'A' is here"),
+            std::string::npos);
+}
+
+TEST(LanguageErrors, EnumUnderlyingTypeMustBeAnInteger) {
+  EXPECT_ERROR("enum E: bool { A }",
+               "t.fw:1:9: error: the underlying type of enum 'E' must be an integer type, not 'bool'");
+}
+
+TEST(LanguageErrors, EnumNoSuchVariant) {
+  EXPECT_ERROR("enum E { A, B }\nconst X = E.C;",
+               "t.fw:2:13: error: enum 'E' has no variant 'C' (it has A, B)");
+  EXPECT_ERROR("enum E { A = E.B, B }",
+               "t.fw:1:16: error: enum 'E' has no variant 'B' (a variant's value can only name "
+               "earlier variants)");
+}
+
+TEST(LanguageErrors, EnumDoesNotMixWithIntegers) {
+  EXPECT_ERROR("enum E { A, B }\nfn f(e: E) -> bool { return e == 1; }",
+               "t.fw:2:31: error: operator '==' cannot be applied to 'E' and an integer "
+               "constant (convert with 'as', or compare with a variant)");
+  EXPECT_ERROR("enum E { A, B }\nvar g: E = 1;",
+               "t.fw:2:12: error: expected 'E', found an integer constant");
+  EXPECT_ERROR("enum E { A, B }\nfn f(e: E) -> u32 { return e + 1; }",
+               "t.fw:2:30: error: operator '+' cannot be applied to 'E' and an integer "
+               "constant (convert with 'as', or compare with a variant)");
+}
+
+TEST(LanguageErrors, EnumIsATypeNotAValue) {
+  EXPECT_ERROR("enum E { A }\nconst X = E;", "t.fw:2:11: error: 'E' is a type, not a value");
+}
+
+TEST(LanguageErrors, CallThroughAddressChecksArguments) {
+  EXPECT_ERROR("fn f(h: fn(u32) -> u32) -> u32 { return h(1, 2); }",
+               "t.fw:1:42: error: wrong number of arguments to a 'fn(u32) -> u32': expected 1, "
+               "found 2");
+  EXPECT_ERROR("fn f(h: fn(*u8)) { h(5); }",
+               "t.fw:1:22: error: expected '*u8', found an integer constant");
+}
+
+TEST(LanguageErrors, CallingANonFunctionValue) {
+  EXPECT_ERROR("var t: u32[2];\nfn f() { t[0](); }",
+               "t.fw:2:14: error: called object is not a function (its type is 'u32')");
+}
+
+TEST(LanguageErrors, FunctionTypeMismatch) {
+  EXPECT_ERROR("fn g(x: u32) { }\nvar h: fn(u16) = g;",
+               "t.fw:2:18: error: expected 'fn(u16)', found 'fn(u32)' (convert with 'as')");
+}
+
+TEST(LanguageErrors, FunctionTypeTakesNoAggregates) {
+  EXPECT_ERROR("struct S { a: u32; }\nvar h: fn(S);",
+               "t.fw:2:11: error: a function cannot take 'S' by value (pass a pointer)");
+}
+
+TEST(LanguageErrors, NoaliasOnlyOnPointers) {
+  EXPECT_ERROR("fn f(n: noalias u32) { }",
+               "t.fw:1:17: error: 'noalias' applies to pointer parameters, not 'u32'");
+}
+
+TEST(LanguageErrors, ConstantTableIsReadOnly) {
+  EXPECT_ERROR("const T: u32[2] = [1, 2];\nfn f() { T[1] = 3; }",
+               "t.fw:2:10: error: cannot assign to constant table 'T'");
+}
+
+TEST(LanguageErrors, ConstantTableNeedsAType) {
+  EXPECT_ERROR("const T = [1, 2];",
+               "t.fw:1:7: error: constant table 'T' needs a declared type (const T: u32[4] = [...])");
+}
+
+TEST(LanguageErrors, StringTooLong) {
+  EXPECT_ERROR("const S: u8[4] = \"hello\";",
+               "t.fw:1:18: error: string of 5 bytes does not fit 'u8[4]'");
+}
+
+TEST(LanguageErrors, ConstantCannotBeUndefined) {
+  EXPECT_ERROR("const T: u8[4] = undefined;", "t.fw:1:18: error: a constant cannot be 'undefined'");
+}
+
+TEST(LanguageErrors, TypedConstantOverflow) {
+  EXPECT_ERROR("const A: u8 = 200;\nconst B = A + 100;",
+               "t.fw:2:13: error: constant expression overflows 'u8' (the exact value is 300; "
+               "convert an operand with 'as' to compute in a wider type)");
+}
+
+TEST(LanguageErrors, UntypedConstantBeyond128Bits) {
+  EXPECT_ERROR("const X = 1 << 127;",
+               "t.fw:1:13: error: constant expression overflows (constants are evaluated with "
+               "128 bits)");
+  EXPECT_ERROR("const Y = (1 << 100) * (1 << 30);",
+               "t.fw:1:22: error: constant expression overflows (constants are evaluated with "
+               "128 bits)");
+}
+
+// The manual's examples: untyped constants take the type of the operand they meet.
+TEST(LanguageErrors, UntypedComplementTakesItsSiblingsType) {
+  EXPECT_TRUE(compile("fn f(flags: u32) -> bool { return (flags & ~0x0F) != 0; }").ok);
+  EXPECT_TRUE(compile("fn f(g: u16) -> u64 { return g ^ ~0; }").ok);
+  EXPECT_ERROR("fn f(g: i8) -> bool { return g == ~0x7F_FFFF; }",
+               "t.fw:1:36: error: constant 8388607 does not fit in 'i8'");
+}
+
+// At most one error per statement: both names are unknown, only the first is reported.
+TEST(LanguageErrors, OneErrorPerStatement) {
+  CompileResult r = compile("fn f(p: *u8) -> u32 {\n  var x: u32 = a + b + p;\n"
+                            "  if c { var y: u8 = 300; }\n  return 0;\n}\n");
+  EXPECT_EQ(count(r.diagnostics, ": error: "), 3u) << r.diagnostics;
+  EXPECT_NE(r.diagnostics.find("t.fw:2:16: error: unknown name 'a'"), std::string::npos);
+  EXPECT_NE(r.diagnostics.find("t.fw:3:6: error: unknown name 'c'"), std::string::npos);
+  EXPECT_NE(r.diagnostics.find("t.fw:3:22: error: constant 300 does not fit in 'u8'"),
+            std::string::npos) << r.diagnostics;
 }
 
 } // namespace
