@@ -299,7 +299,7 @@ host::Op<RecvResult> Endpoint::wait_recv(host::Process& p) {
   e.recv_pending = false;
   const uint32_t tag = e.recv_tag;
   // The ring's next message: waiting before the post, completing it there, or named by the
-  // MCP's record (RV_IN_RING: it arrived between the host's look and the post).
+  // MCP's record (Rv.IN_RING: it arrived between the host's look and the post).
   const bool by_record = e.recv_posted && e.mem32(e.recv_done + m.rd_seq) == e.rseq;
   const uint32_t status = by_record ? e.mem32(e.recv_done + m.rd_status) : m.rv_in_ring;
   if (status == m.rv_in_ring) co_return co_await e.take_ring(p, tag, e.recv_va, e.recv_maxlen);

@@ -24,13 +24,13 @@ Mcp::Mcp(const assembler::FirmwareImage& img) : image(img), view(image, "bip", "
     short_max = view.constant32("SHORT_MAX");
     max_pkt = view.constant32("MAX_PKT");
     max_ring = view.constant32("MAX_RING");
-    send_copy = view.constant32("SEND_COPY");
-    send_dma = view.constant32("SEND_DMA");
-    send_long = view.constant32("SEND_LONG");
-    rv_ok = view.constant32("RV_OK");
-    rv_truncated = view.constant32("RV_TRUNCATED");
-    rv_in_ring = view.constant32("RV_IN_RING");
-    rv_lost = view.constant32("RV_LOST");
+    send_copy = view.constant32("SendKind.COPY");
+    send_dma = view.constant32("SendKind.DMA");
+    send_long = view.constant32("SendKind.LONG");
+    rv_ok = view.constant32("Rv.OK");
+    rv_truncated = view.constant32("Rv.TRUNCATED");
+    rv_in_ring = view.constant32("Rv.IN_RING");
+    rv_lost = view.constant32("Rv.LOST");
     header_bytes = view.size("BipHeader");
 
     ctl = view.global("bip");

@@ -374,7 +374,7 @@ TEST_F(BipLibrary, ACorruptedPacketFailsItsMessageOnly) {
 }
 
 // A sender powered off in the middle of a long message: the receiver's receive fails
-// (RV_LOST after the MCP's timeout) instead of waiting for ever; the third node's traffic
+// (Rv.LOST after the MCP's timeout) instead of waiting for ever; the third node's traffic
 // to the receiver goes on.
 TEST_F(BipLibrary, ASenderPoweredOffMidMessageFailsTheReceiveOnly) {
   Rig rig(3);
