@@ -181,6 +181,18 @@ Ref Ref::operator[](uint32_t i) const {
   return Ref(view(), addr_ + i * es, es, std::string(elem), path_ + "[" + std::to_string(i) + "]");
 }
 
+bool Ref::is_integer() const {
+  const std::string& t = type_;
+  if (t.size() >= 2 && (t[0] == 'u' || t[0] == 'i') &&
+      t.find_first_not_of("0123456789", 1) == std::string::npos)
+    return true;
+  if (t.empty() || !view_) return false;
+  const std::string prefix = t + ".";
+  for (const assembler::ConstantLayout& c : view().image_.layout_table.constants)
+    if (c.name.compare(0, prefix.size(), prefix) == 0) return true;
+  return false;
+}
+
 const assembler::StructLayout& Ref::layout() const {
   if (type_.empty() || type_.back() == ']' || type_[0] == '*' ||
       !view().image_.layout_table.find_struct(type_))

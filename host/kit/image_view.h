@@ -47,6 +47,9 @@ public:
   uint32_t elem_size() const; // bytes per element (throws if not an array)
   // The struct layout of a struct-typed place (throws otherwise).
   const assembler::StructLayout& layout() const;
+  // An integer place: an integer type (u8..i64) or an enum (stored as its underlying
+  // integer; the layout table has its variants as constants "Enum.VARIANT").
+  bool is_integer() const;
 
 private:
   friend class ImageView;

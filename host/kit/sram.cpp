@@ -6,11 +6,6 @@ namespace lanaikit::kit {
 
 namespace {
 
-bool is_integer_type(const std::string& t) {
-  return t.size() >= 2 && (t[0] == 'u' || t[0] == 'i') &&
-         t.find_first_not_of("0123456789", 1) == std::string::npos;
-}
-
 void check_width(const Ref& place) {
   const uint32_t s = place.size();
   if (s != 1 && s != 2 && s != 4 && s != 8)
@@ -48,8 +43,10 @@ void poke(sim::Node& node, const Ref& place, uint64_t value) {
 
 std::vector<std::pair<std::string, uint64_t>> read_fields(sim::Node& node, const Ref& place) {
   std::vector<std::pair<std::string, uint64_t>> out;
-  for (const assembler::LayoutField& f : place.layout().fields)
-    if (is_integer_type(f.type)) out.emplace_back(f.name, peek(node, place.field(f.name)));
+  for (const assembler::LayoutField& f : place.layout().fields) {
+    const Ref field = place.field(f.name);
+    if (field.is_integer()) out.emplace_back(f.name, peek(node, field));
+  }
   return out;
 }
 

@@ -89,10 +89,14 @@ TEST(KitSram, PeekPokeByWidthAndStructFields) {
   EXPECT_EQ(kit::peek32(n, 0x9000), 0xA1B2C3D4u); // big-endian in SRAM
   EXPECT_EQ(kit::peek(n, h.ref("block.wide")), 0x0102030405060708ull);
   EXPECT_EQ(kit::peek(n, h.ref("block.inner[1].x")), 0xBEEFu);
+  kit::poke(n, h.ref("block.state"), kit::ImageView(image(), "viewtest").constant("State.BUSY"));
   const auto fields = kit::read_fields(n, h.ref("block"));
-  ASSERT_EQ(fields.size(), 3u); // a, wide, small: the array of structs is skipped
+  ASSERT_EQ(fields.size(), 4u); // a, wide, small, state: the array of structs is skipped
   EXPECT_EQ(fields[0], (std::pair<std::string, uint64_t>{"a", 0xA1B2C3D4u}));
   EXPECT_EQ(fields[2], (std::pair<std::string, uint64_t>{"small", 0x5A}));
+  EXPECT_EQ(fields[3], (std::pair<std::string, uint64_t>{"state", 7})); // an enum: 2 bytes
+  EXPECT_TRUE(h.ref("block.state").is_integer());
+  EXPECT_FALSE(h.ref("block.inner").is_integer());
   EXPECT_THROW(kit::peek(n, h.ref("block.inner[0].y")), kit::KitError); // 3 bytes: no integer
 }
 
