@@ -36,7 +36,7 @@ llvm::Expected<Object> load_one(const std::string& path, const BuildOptions& opt
     CompileOptions co;
     co.opt = options.opt;
     co.debug = options.debug;
-    co.include_dirs = options.include_dirs;
+    co.include_dirs = options.search_dirs();
     co.defines = options.defines;
     co.extra_flags = options.extra_cflags;
     return compile_c(path, co);
@@ -49,7 +49,7 @@ llvm::Expected<Object> load_one(const std::string& path, const BuildOptions& opt
     fw::CompileOptions fo;
     fo.opt = options.opt;
     fo.debug = options.debug;
-    fo.import_dirs = options.include_dirs;
+    fo.import_dirs = options.search_dirs();
     fo.sram_size = options.sram_size;
     fo.overrides = overrides;
     fw::CompileResult r = fw::compile_file(path, fo);

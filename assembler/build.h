@@ -26,6 +26,15 @@ struct BuildOptions {
   // Link only the inputs: no startup object, no runtime (the inputs must define _start).
   bool nostdlib = false;
   std::vector<std::string> include_dirs; // -I for .c/.S inputs, import dirs for .fw
+  // The firmware library (firmware/lib: lanai.fw, debug.fw, lanai.h, ...), searched after
+  // include_dirs, so `import "lanai.fw"` and `#include "lanai.h"` need no -I. Empty: none.
+  std::string library_dir;
+  // include_dirs, then library_dir: the search path .fw imports and clang's -I use.
+  std::vector<std::string> search_dirs() const {
+    std::vector<std::string> d = include_dirs;
+    if (!library_dir.empty()) d.push_back(library_dir);
+    return d;
+  }
   // -D NAME=VALUE: sets the `option const NAME` of .fw inputs (docs/language.md, "Build
   // options") and is passed to clang for .c/.S inputs. See constant_overrides().
   std::vector<std::string> defines;

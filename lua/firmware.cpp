@@ -76,6 +76,7 @@ int lk_firmware(lua_State* L) {
   assembler::BuildOptions bo;
   bo.startup = rt.opt.crt0;
   bo.runtime = rt.opt.runtime_objects;
+  if (!rt.opt.source_dir.empty()) bo.library_dir = rt.opt.source_dir + "/firmware/lib";
   if (lua_type(L, 1) == LUA_TSTRING) {
     const std::string s = a.string(1);
     const std::string r = resolve(rt, s);

@@ -32,6 +32,8 @@ const char* const kHelp =
     "  -o FILE             output image (required unless --emit prints to stdout)\n"
     "  --sram-size BYTES   SRAM the image (and pinned .fw globals) must fit in (default 256K)\n"
     "  -I DIR              import directory for .fw, include directory for .c inputs\n"
+    "                      (searched before the firmware library, firmware/lib, which\n"
+    "                      needs no -I: import \"lanai.fw\", #include \"lanai.h\")\n"
     "  -D NAME=VALUE       sets the .fw constant declared 'option const NAME' (every .fw\n"
     "                      input and import that declares it); also passed to clang for .c\n"
     "                      and .S inputs, where -D NAME alone is a macro too\n"
@@ -55,7 +57,7 @@ int emit_stage(const std::string& input, const std::string& stage,
   fw::CompileOptions fo;
   fo.opt = options.opt;
   fo.debug = options.debug;
-  fo.import_dirs = options.include_dirs;
+  fo.import_dirs = options.search_dirs();
   fo.sram_size = options.sram_size;
   auto overrides = assembler::constant_overrides(options.defines, false);
   if (!overrides) {
@@ -95,6 +97,7 @@ int cmd_build(int argc, char** argv) {
   assembler::BuildOptions options;
   options.startup = LANAIKIT_CRT0;
   options.runtime = split_list(LANAIKIT_RUNTIME_OBJECTS);
+  options.library_dir = std::string(LANAIKIT_SOURCE_DIR) + "/firmware/lib";
   std::string output;
   std::string emit;
   std::vector<std::string> inputs;

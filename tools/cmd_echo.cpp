@@ -106,6 +106,7 @@ int cmd_echo(int argc, char** argv) {
     assembler::BuildOptions bo;
     bo.startup = LANAIKIT_CRT0;
     bo.runtime = split(LANAIKIT_RUNTIME_OBJECTS, ';');
+    bo.library_dir = std::string(LANAIKIT_SOURCE_DIR) + "/firmware/lib";
     bo.sram_size = config.cluster.node.chip.sram_bytes;
     bo.debug = config.profile; // line tables for the per-line profile
     auto image = assembler::build({firmware}, bo);

@@ -149,6 +149,16 @@ def main():
             p = run([lk, "build", "-nostdlib", "-o", "x.elf", name], cwd=work, timeout=60)
             c.check(f"build refuses {name} with file:line:col", p.returncode == 1 and want in p.stderr,
                     p.stderr[:300])
+        # --- the firmware library needs no -I ---------------------------------------
+        out, p = build("lib.fw", 'import "debug.fw";\nfn main() -> i32 { PUTC = 104; return 0; }\n')
+        q = run([lk, "exec", out]) if p.returncode == 0 else p
+        c.check("import of a firmware-library file without -I", p.returncode == 0 and
+                q.returncode == 0 and q.stdout == "h", (p.stderr, q.stdout))
+        _, p = build("lib.c", '#include "lanai.h"\nint main(void) { return 0; }\n')
+        c.check("#include of a firmware-library header without -I", p.returncode == 0, p.stderr)
+        _, p = build("nolib.fw", 'import "no_such_lib.fw";\n')
+        c.check("a failed import says where it looked", p.returncode == 1 and
+                "/firmware/lib/no_such_lib.fw" in p.stderr, p.stderr)
         _, p = build("bad.c", BAD_C)
         c.check("build compile error is file:line:col", p.returncode == 1 and
                 re.search(r"bad\.c:1:\d+: error", p.stderr) is not None, p.stderr)
