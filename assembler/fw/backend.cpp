@@ -3,6 +3,7 @@
 #include <mutex>
 
 #include "assembler/fw/codegen.h"
+#include "assembler/fw/pinned.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Analysis/CGSCCPassManager.h"
 #include "llvm/Analysis/LoopAnalysisManager.h"
@@ -15,6 +16,7 @@
 #include "llvm/IR/Verifier.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Target/TargetOptions.h"
@@ -29,6 +31,24 @@ namespace lanaikit::fw {
 
 namespace {
 
+// LLVM's ConstantHoisting (run by the code generator at -O1 and above) rebases the
+// constants of a function on a few materialised ones, trusting the Lanai cost model that
+// every constant above 16 bits costs a register. On Lanai that is wrong in the common
+// cases: an AND mask whose high or low half is all ones (0x00FFFFFF, 0xFFFF0FFF) is one
+// `and` immediate, any value below 2^21 one `mov`, an address one SLS load. Hoisted, the
+// CTL_LEN mask of the VMMC short send became five instructions (`mov 0x7f0000; or 0xefff;
+// mov 0x800000; or 0x1000; or`) instead of `and %r20, 0xffffff, %r12`; a constant kept in a
+// register across calls is also spilled and reloaded. Without it each basic block
+// materialises its constants (at most two instructions, `mov hi; or lo`), MachineCSE
+// shares them within a block and MachineLICM hoists them out of loops. The switch is
+// LLVM's own (-disable-constant-hoisting); it is process-wide, and set once here.
+void disable_constant_hoisting() {
+  auto& options = llvm::cl::getRegisteredOptions();
+  auto it = options.find("disable-constant-hoisting");
+  if (it != options.end())
+    static_cast<llvm::cl::opt<bool>*>(it->second)->setValue(true);
+}
+
 const llvm::Target* lanai_target(std::string& err) {
   static std::once_flag once;
   std::call_once(once, [] {
@@ -37,6 +57,7 @@ const llvm::Target* lanai_target(std::string& err) {
     LLVMInitializeLanaiTargetMC();
     LLVMInitializeLanaiAsmPrinter();
     LLVMInitializeLanaiAsmParser(); // inline assembly is parsed when the object is emitted
+    disable_constant_hoisting();
   });
   return llvm::TargetRegistry::lookupTarget("lanai", err);
 }
@@ -44,9 +65,16 @@ const llvm::Target* lanai_target(std::string& err) {
 // Collects LLVM's errors (inline assembly, codegen) instead of letting it abort.
 struct BackendDiagnostics {
   std::vector<std::pair<uint64_t, std::string>> errors; // (srcloc cookie or ~0, message)
+  // Functions whose frame passed the `warn-stack-size` limit (codegen sets it to
+  // kMaxFrameBytes on every function): (LLVM name, frame bytes).
+  std::vector<std::pair<std::string, uint64_t>> big_frames;
   static void handle(const llvm::DiagnosticInfo& di, void* ctx) {
-    if (di.getSeverity() != llvm::DS_Error) return;
     auto* self = static_cast<BackendDiagnostics*>(ctx);
+    if (auto* ss = llvm::dyn_cast<llvm::DiagnosticInfoStackSize>(&di)) {
+      self->big_frames.push_back({ss->getFunction().getName().str(), ss->getStackSize()});
+      return;
+    }
+    if (di.getSeverity() != llvm::DS_Error) return;
     std::string msg;
     llvm::raw_string_ostream os(msg);
     uint64_t cookie = ~0ull;
@@ -136,15 +164,30 @@ bool run_backend(Module& m, const BackendOptions& options, Diagnostics& diag,
   }
 
   optimise(mod, *tm, options.opt);
+  lower_pinned_globals(mod);
 
   auto report = [&]() {
+    // The Lanai prologue allocates the frame with `sub %sp, FRAME, %sp`, whose immediate
+    // is 16 bits: LLVM 14 encodes a larger frame's low bits only (the stack would be
+    // corrupt), so a frame over kMaxFrameBytes is an error at the function.
+    for (auto& [name, bytes] : bd.big_frames) {
+      const std::string msg = "the stack frame of '" + name + "' is " + std::to_string(bytes) +
+                              " bytes; a frame holds at most " +
+                              std::to_string(kMaxFrameBytes) +
+                              " (the prologue's 16-bit immediate): make large locals globals";
+      auto it = m.globals.find(name);
+      if (it != m.globals.end() && it->second->kind == Symbol::Func)
+        diag.error(it->second->pos, msg);
+      else
+        diag.error_plain(msg);
+    }
     for (auto& [cookie, msg] : bd.errors) {
       if (cookie < cg.asm_positions.size())
         diag.error(cg.asm_positions[cookie], "in inline assembly: " + msg);
       else
         diag.error_plain(msg);
     }
-    return bd.errors.empty();
+    return bd.errors.empty() && bd.big_frames.empty();
   };
   if (!report()) return false;
 
