@@ -3,6 +3,7 @@
 #include <mutex>
 
 #include "assembler/fw/codegen.h"
+#include "assembler/fw/peephole.h"
 #include "assembler/fw/pinned.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Analysis/CGSCCPassManager.h"
@@ -165,6 +166,7 @@ bool run_backend(Module& m, const BackendOptions& options, Diagnostics& diag,
 
   optimise(mod, *tm, options.opt);
   lower_pinned_globals(mod);
+  if (options.opt != assembler::OptLevel::O0) lanai_peepholes(mod);
 
   auto report = [&]() {
     // The Lanai prologue allocates the frame with `sub %sp, FRAME, %sp`, whose immediate

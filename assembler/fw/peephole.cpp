@@ -1,0 +1,96 @@
+// See peephole.h.
+//
+// Lanai's `and` immediate fills the other half of the word with ones (AND_I_LO keeps
+// 0xFFFF in the high half, AND_I_HI in the low half), so a mask such as 0x10 or 0x7F is a
+// `mov` into a register and a register `and`: two instructions where a shift does it in
+// one. The firmware's hottest tests are of this kind (`(ISR & DMA_INT_BIT) != 0`, a field
+// `(e >> 24) & 0x7F`):
+//
+//  * a single-bit test `(x & (1 << k)) != 0` (k <= 30) becomes `(x << (31 - k)) < 0`:
+//    `sh.f x, 31-k` and a sign branch (`bmi`/`bpl`) instead of `mov; and.f; bne`;
+//  * a field `(x >> s) & (2^n - 1)` (n < 16, s + n < 32) becomes `(x << (32 - s - n)) >> (32
+//    - n)`: two shifts instead of `sh; mov; and`.
+//
+// Only an `and` with no other use is rewritten (otherwise the `and` stays and nothing is
+// saved). Masks that fit an `and` immediate (0xFFFF00FF, 0x00FFFFFF) are left alone.
+#include "assembler/fw/peephole.h"
+
+#include <vector>
+
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/Function.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/PatternMatch.h"
+
+namespace lanaikit::fw {
+
+namespace {
+
+using namespace llvm::PatternMatch;
+
+// True if `m` is an immediate of Lanai's `and` (one instruction, no register).
+bool and_immediate(uint32_t m) {
+  return (m & 0xFFFF0000u) == 0xFFFF0000u || (m & 0xFFFFu) == 0xFFFFu;
+}
+
+// (x & (1 << k)) ==/!= 0  ->  (x << (31 - k)) >=/< 0
+bool bit_test(llvm::ICmpInst* cmp) {
+  llvm::Value* x;
+  const llvm::APInt* bit;
+  if (!cmp->isEquality() || !match(cmp->getOperand(1), m_Zero())) return false;
+  auto* a = llvm::dyn_cast<llvm::BinaryOperator>(cmp->getOperand(0));
+  if (!a || !a->hasOneUse() || !match(a, m_And(m_Value(x), m_APInt(bit)))) return false;
+  if (a->getType()->getIntegerBitWidth() != 32 || !bit->isPowerOf2()) return false;
+  const unsigned k = bit->logBase2();
+  if (k >= 31 || and_immediate(uint32_t(bit->getZExtValue()))) return false;
+  llvm::IRBuilder<> b(cmp);
+  llvm::Value* sh = b.CreateShl(x, 31 - k);
+  llvm::Value* zero = llvm::ConstantInt::get(sh->getType(), 0);
+  llvm::Value* r = cmp->getPredicate() == llvm::ICmpInst::ICMP_NE ? b.CreateICmpSLT(sh, zero)
+                                                                   : b.CreateICmpSGE(sh, zero);
+  cmp->replaceAllUsesWith(r);
+  cmp->eraseFromParent();
+  a->eraseFromParent();
+  return true;
+}
+
+// (x >> s) & (2^n - 1)  ->  (x << (32 - s - n)) >> (32 - n)
+bool field(llvm::BinaryOperator* a) {
+  llvm::Value* x;
+  const llvm::APInt* s;
+  const llvm::APInt* m;
+  if (a->getType()->getIntegerBitWidth() != 32) return false;
+  if (!match(a, m_And(m_OneUse(m_LShr(m_Value(x), m_APInt(s))), m_APInt(m)))) return false;
+  if (!m->isMask() || and_immediate(uint32_t(m->getZExtValue()))) return false;
+  const unsigned n = m->countTrailingOnes();
+  const uint64_t sh = s->getZExtValue();
+  if (sh == 0 || sh + n >= 32) return false;
+  llvm::IRBuilder<> b(a);
+  llvm::Value* r = b.CreateLShr(b.CreateShl(x, 32 - sh - n), 32 - n);
+  auto* shift = llvm::cast<llvm::Instruction>(a->getOperand(0));
+  a->replaceAllUsesWith(r);
+  a->eraseFromParent();
+  shift->eraseFromParent();
+  return true;
+}
+
+} // namespace
+
+void lanai_peepholes(llvm::Module& mod) {
+  for (llvm::Function& f : mod) {
+    std::vector<llvm::Instruction*> work;
+    for (llvm::BasicBlock& bb : f)
+      for (llvm::Instruction& in : bb)
+        if (llvm::isa<llvm::ICmpInst>(in)) work.push_back(&in);
+    for (llvm::Instruction* in : work) bit_test(llvm::cast<llvm::ICmpInst>(in));
+    work.clear();
+    for (llvm::BasicBlock& bb : f)
+      for (llvm::Instruction& in : bb)
+        if (in.getOpcode() == llvm::Instruction::And) work.push_back(&in);
+    for (llvm::Instruction* in : work) field(llvm::cast<llvm::BinaryOperator>(in));
+  }
+}
+
+} // namespace lanaikit::fw
