@@ -32,22 +32,33 @@ namespace lanaikit::fw {
 
 namespace {
 
-// LLVM's ConstantHoisting (run by the code generator at -O1 and above) rebases the
-// constants of a function on a few materialised ones, trusting the Lanai cost model that
-// every constant above 16 bits costs a register. On Lanai that is wrong in the common
-// cases: an AND mask whose high or low half is all ones (0x00FFFFFF, 0xFFFF0FFF) is one
-// `and` immediate, any value below 2^21 one `mov`, an address one SLS load. Hoisted, the
-// CTL_LEN mask of the VMMC short send became five instructions (`mov 0x7f0000; or 0xefff;
-// mov 0x800000; or 0x1000; or`) instead of `and %r20, 0xffffff, %r12`; a constant kept in a
-// register across calls is also spilled and reloaded. Without it each basic block
-// materialises its constants (at most two instructions, `mov hi; or lo`), MachineCSE
-// shares them within a block and MachineLICM hoists them out of loops. The switch is
-// LLVM's own (-disable-constant-hoisting); it is process-wide, and set once here.
-void disable_constant_hoisting() {
+// Sets one of LLVM's own command-line options (as `llc -NAME=VALUE` would). They are
+// process-wide; set once, before the first TargetMachine exists.
+void set_llvm_option(const char* name, const char* value) {
   auto& options = llvm::cl::getRegisteredOptions();
-  auto it = options.find("disable-constant-hoisting");
-  if (it != options.end())
-    static_cast<llvm::cl::opt<bool>*>(it->second)->setValue(true);
+  auto it = options.find(name);
+  if (it != options.end()) it->second->addOccurrence(0, name, value);
+}
+
+// Two of LLVM's Lanai code generation choices that cost the firmware instructions:
+//
+// -disable-constant-hoisting: ConstantHoisting (run by the code generator at -O1 and
+// above) rebases a function's constants on a few materialised ones, trusting the Lanai
+// cost model that every constant above 16 bits costs a register. On Lanai that is wrong in
+// the common cases: an `and` mask with one all-ones half (0x00FFFFFF) is one immediate, a
+// value below 2^21 one `mov`, an address below 1 MiB one SLS load or store. Hoisted, the
+// CTL_LEN mask of the VMMC short send became five instructions (`mov 0x7f0000; or 0xefff;
+// mov 0x800000; or 0x1000; or`) instead of `and %r20, 0xffffff, %r12`. Without it each
+// block materialises its constants (at most two instructions, `mov hi; or lo`) and
+// MachineLICM hoists them out of loops (tests/language/codegen_test.cpp).
+//
+// -jump-is-expensive=false: the Lanai target lets SelectionDAG turn `if a || b` into
+// flag materialisations (`spl; sugt; or; sub.f; bne`, 10 instructions for the VMMC
+// short send's page-table check) instead of two compare-and-branches (8, and the first
+// leaves early).
+void tune_lanai_codegen() {
+  set_llvm_option("disable-constant-hoisting", "true");
+  set_llvm_option("jump-is-expensive", "false");
 }
 
 const llvm::Target* lanai_target(std::string& err) {
@@ -58,7 +69,7 @@ const llvm::Target* lanai_target(std::string& err) {
     LLVMInitializeLanaiTargetMC();
     LLVMInitializeLanaiAsmPrinter();
     LLVMInitializeLanaiAsmParser(); // inline assembly is parsed when the object is emitted
-    disable_constant_hoisting();
+    tune_lanai_codegen();
   });
   return llvm::TargetRegistry::lookupTarget("lanai", err);
 }
