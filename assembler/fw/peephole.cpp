@@ -11,7 +11,10 @@
 //  * a field `(x >> s) & (2^n - 1)` (n < 16, s + n < 32) becomes `(x << (32 - s - n)) >> (32
 //    - n)`: two shifts instead of `sh; mov; and`.
 //
-// Only an `and` with no other use is rewritten (otherwise the `and` stays and nothing is
+//  * a range check `(x + c1) u< c2` with c2 a large constant whose negation is small
+//    (0xFFFFF000) becomes `(x + c1 - c2) u>= -c2`, compared with an immediate.
+//
+// Only an `and` (an `add`) with no other use is rewritten (otherwise the `and` stays and nothing is
 // saved). Masks that fit an `and` immediate (0xFFFF00FF, 0x00FFFFFF) are left alone.
 #include "assembler/fw/peephole.h"
 
@@ -76,6 +79,29 @@ bool field(llvm::BinaryOperator* a) {
   return true;
 }
 
+// (x + c1) u< c2, c2 above 16 bits but -c2 within them  ->  (x + c1 - c2) u>= -c2
+// InstCombine writes a range check `len - 1 >= 4096` as `len - 4097 u< 0xFFFFF000`, whose
+// constant is a `mov` of its own; the other form compares with an immediate.
+bool range_check(llvm::ICmpInst* cmp) {
+  llvm::Value* x;
+  const llvm::APInt* c1;
+  const llvm::APInt* c2;
+  if (cmp->getPredicate() != llvm::ICmpInst::ICMP_ULT) return false;
+  if (!match(cmp->getOperand(0), m_OneUse(m_Add(m_Value(x), m_APInt(c1)))) ||
+      !match(cmp->getOperand(1), m_APInt(c2)))
+    return false;
+  if (c2->getBitWidth() != 32 || c2->isZero() || c2->isIntN(16) || !(-*c2).isIntN(16))
+    return false;
+  auto* add = llvm::cast<llvm::Instruction>(cmp->getOperand(0));
+  llvm::IRBuilder<> b(cmp);
+  llvm::Value* shifted = b.CreateAdd(x, llvm::ConstantInt::get(x->getType(), *c1 - *c2));
+  llvm::Value* r = b.CreateICmpUGE(shifted, llvm::ConstantInt::get(x->getType(), -*c2));
+  cmp->replaceAllUsesWith(r);
+  cmp->eraseFromParent();
+  add->eraseFromParent();
+  return true;
+}
+
 } // namespace
 
 void lanai_peepholes(llvm::Module& mod) {
@@ -84,7 +110,10 @@ void lanai_peepholes(llvm::Module& mod) {
     for (llvm::BasicBlock& bb : f)
       for (llvm::Instruction& in : bb)
         if (llvm::isa<llvm::ICmpInst>(in)) work.push_back(&in);
-    for (llvm::Instruction* in : work) bit_test(llvm::cast<llvm::ICmpInst>(in));
+    for (llvm::Instruction* in : work) {
+      auto* cmp = llvm::cast<llvm::ICmpInst>(in);
+      if (!bit_test(cmp)) range_check(cmp);
+    }
     work.clear();
     for (llvm::BasicBlock& bb : f)
       for (llvm::Instruction& in : bb)

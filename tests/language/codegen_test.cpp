@@ -142,7 +142,8 @@ TEST(LanguageCodegen, WideConstantsAreAtMostTwoInstructions) {
 }
 
 // A single-bit test is one shift that sets the flags (`sh.f x, 27` for bit 4), not a `mov`
-// of the mask and an `and.f`; a bit field is two shifts, not a shift, a `mov` and an `and`.
+// of the mask and an `and.f`; a bit field is two shifts, not a shift, a `mov` and an `and`;
+// a range check compares with an immediate.
 TEST(LanguageCodegen, BitTestsAndFieldsAreShifts) {
   const std::string src = "import \"lanai.fw\";\n"
                           "var hits: u32;\n"
@@ -151,6 +152,9 @@ TEST(LanguageCodegen, BitTestsAndFieldsAreShifts) {
                           "}\n"
                           "export fn node_of(e: u32) -> u32 {\n"
                           "  return (e >> 24) & 0x7F;\n"
+                          "}\n"
+                          "export fn range(len: u32) {\n"
+                          "  if len - 1 >= 4096 { hits += 1; }\n"
                           "}\n";
   const std::string as = emit("bits.fw", src, Emit::Asm);
   const std::string t = joined(instructions(as, "test_bit"));
@@ -159,6 +163,11 @@ TEST(LanguageCodegen, BitTestsAndFieldsAreShifts) {
   const auto n = instructions(as, "node_of");
   EXPECT_EQ(n.size(), kFrameInsns + 2) << joined(n);
   EXPECT_EQ(joined(n).find("mov"), std::string::npos) << joined(n);
+  // LLVM's `len - 4097 u< 0xFFFFF000` needs a `mov` of the constant; `len - 1 u>= 4096`
+  // compares with an immediate.
+  const std::string r = joined(instructions(as, "range"));
+  EXPECT_NE(r.find("sub.f %r3, 0x1000, %r0"), std::string::npos) << r;
+  EXPECT_EQ(r.find("0xfffff000"), std::string::npos) << r;
 }
 
 // A poll loop keeps its mask and its addresses in registers: each turn is the register
