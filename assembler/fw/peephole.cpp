@@ -14,13 +14,18 @@
 //  * a range check `(x + c1) u< c2` with c2 a large constant whose negation is small
 //    (0xFFFFF000) becomes `(x + c1 - c2) u>= -c2`, compared with an immediate.
 //
+//  * the address of a pinned array element at a variable index is split into a row
+//    computed once and a small offset per access (split_pinned_addresses).
+//
 // Only an `and` (an `add`) with no other use is rewritten (otherwise the `and` stays and nothing is
 // saved). Masks that fit an `and` immediate (0xFFFF00FF, 0x00FFFFFF) are left alone.
 #include "assembler/fw/peephole.h"
 
+#include <map>
 #include <vector>
 
 #include "llvm/IR/Constants.h"
+#include "llvm/IR/Dominators.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Instructions.h"
@@ -102,10 +107,72 @@ bool range_check(llvm::ICmpInst* cmp) {
   return true;
 }
 
+// The address of an element of a pinned array at or above 0x8000 with a variable index,
+// `tlb[p][set][1].tag` = base + var + 8: SelectionDAG folds the constants into one
+// (0x20008), which takes `mov; add` in every block that uses it. Split each such GEP at its
+// last variable index: the head `&tlb[p][set]` is computed once (at its latest operand's
+// definition, shared by every access with the same indices) and each access is one load or
+// store at a small offset from it (`ld 8[%r13]`).
+llvm::Instruction* insertion_point(llvm::GetElementPtrInst* gep, llvm::DominatorTree& dt) {
+  llvm::Instruction* latest = nullptr;
+  for (llvm::Value* op : gep->indices()) {
+    auto* def = llvm::dyn_cast<llvm::Instruction>(op);
+    if (!def) continue;
+    if (!latest || dt.dominates(latest, def)) latest = def;
+  }
+  llvm::BasicBlock& entry = gep->getFunction()->getEntryBlock();
+  if (!latest) return &*entry.getFirstInsertionPt();
+  if (llvm::isa<llvm::PHINode>(latest)) return &*latest->getParent()->getFirstInsertionPt();
+  if (latest->isTerminator()) return nullptr; // an invoke-like definition: leave it
+  return latest->getNextNode();
+}
+
+void split_pinned_addresses(llvm::Function& f) {
+  llvm::DominatorTree dt(f);
+  std::map<std::vector<llvm::Value*>, llvm::Instruction*> heads;
+  std::vector<llvm::GetElementPtrInst*> work;
+  for (llvm::BasicBlock& bb : f)
+    for (llvm::Instruction& in : bb)
+      if (auto* gep = llvm::dyn_cast<llvm::GetElementPtrInst>(&in)) work.push_back(gep);
+  for (llvm::GetElementPtrInst* gep : work) {
+    auto* base = llvm::dyn_cast<llvm::ConstantExpr>(gep->getPointerOperand());
+    if (!base || base->getOpcode() != llvm::Instruction::IntToPtr) continue;
+    auto* addr = llvm::dyn_cast<llvm::ConstantInt>(base->getOperand(0));
+    if (!addr || addr->getValue().isIntN(15)) continue; // below 0x8000: one instruction
+    // The last variable index, and constant indices after it to split off.
+    unsigned last_var = 0, n = gep->getNumIndices();
+    for (unsigned i = 0; i < n; ++i)
+      if (!llvm::isa<llvm::Constant>(gep->getOperand(1 + i))) last_var = i + 1;
+    if (last_var == 0 || last_var == n) continue;
+    std::vector<llvm::Value*> key{gep->getPointerOperand()};
+    for (unsigned i = 0; i < last_var; ++i) key.push_back(gep->getOperand(1 + i));
+    llvm::Instruction*& head = heads[key];
+    if (!head) {
+      llvm::Instruction* at = insertion_point(gep, dt);
+      if (!at) continue;
+      std::vector<llvm::Value*> idx(key.begin() + 1, key.end());
+      head = llvm::GetElementPtrInst::Create(gep->getSourceElementType(), key[0], idx,
+                                             gep->getName() + ".row", at);
+      llvm::cast<llvm::GetElementPtrInst>(head)->setIsInBounds(gep->isInBounds());
+    }
+    std::vector<llvm::Value*> rest{llvm::ConstantInt::get(gep->getOperand(1)->getType(), 0)};
+    for (unsigned i = last_var; i < n; ++i) rest.push_back(gep->getOperand(1 + i));
+    auto* head_gep = llvm::cast<llvm::GetElementPtrInst>(head);
+    auto* tail = llvm::GetElementPtrInst::Create(head_gep->getResultElementType(), head, rest,
+                                                 "", gep);
+    tail->setIsInBounds(gep->isInBounds());
+    tail->takeName(gep);
+    gep->replaceAllUsesWith(tail);
+    gep->eraseFromParent();
+  }
+}
+
 } // namespace
 
 void lanai_peepholes(llvm::Module& mod) {
   for (llvm::Function& f : mod) {
+    if (f.isDeclaration()) continue;
+    split_pinned_addresses(f);
     std::vector<llvm::Instruction*> work;
     for (llvm::BasicBlock& bb : f)
       for (llvm::Instruction& in : bb)

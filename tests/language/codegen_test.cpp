@@ -124,6 +124,23 @@ TEST(LanguageCodegen, PinnedWordFieldIsOneInstruction) {
   EXPECT_NE(text.find("st %r6, [0x3f000]"), std::string::npos) << text;
 }
 
+// An element of a pinned array above 0x8000 at a variable index: the row's address is
+// computed once and each field is one load at a small offset from it, not `mov 0x20008;
+// add; ld` per access.
+TEST(LanguageCodegen, PinnedArrayRowIsComputedOnce) {
+  const std::string src = "struct E { tag: u32; ppage: u32; }\n"
+                          "var tlb: E[2][1024][4] @ 0x20000;\n"
+                          "export fn look(p: u32, vpage: u32) -> u32 {\n"
+                          "  var e = &tlb[p][vpage & 1023][0];\n"
+                          "  if e[0].tag == vpage + 1 { return 1; }\n"
+                          "  if e[1].tag == vpage + 1 { return 2; }\n"
+                          "  return 0;\n"
+                          "}\n";
+  const std::string t = joined(instructions(emit("row.fw", src, Emit::Asm), "look"));
+  EXPECT_EQ(t.find("0x20008"), std::string::npos) << t;
+  EXPECT_NE(t.find("ld 8[%r"), std::string::npos) << t;
+}
+
 // A 32-bit constant costs at most two instructions (`mov hi; or lo`), never a chain rebased
 // on another constant; an `and` mask with one all-ones half is the immediate itself.
 TEST(LanguageCodegen, WideConstantsAreAtMostTwoInstructions) {
