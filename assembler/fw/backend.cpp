@@ -3,6 +3,8 @@
 #include <mutex>
 
 #include "assembler/fw/codegen.h"
+#include "assembler/fw/peephole.h"
+#include "assembler/fw/pinned.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Analysis/CGSCCPassManager.h"
 #include "llvm/Analysis/LoopAnalysisManager.h"
@@ -30,6 +32,35 @@ namespace lanaikit::fw {
 
 namespace {
 
+// Sets one of LLVM's own command-line options (as `llc -NAME=VALUE` would). They are
+// process-wide; set once, before the first TargetMachine exists.
+void set_llvm_option(const char* name, const char* value) {
+  auto& options = llvm::cl::getRegisteredOptions();
+  auto it = options.find(name);
+  if (it != options.end()) it->second->addOccurrence(0, name, value);
+}
+
+// Two of LLVM's Lanai code generation choices that cost the firmware instructions:
+//
+// -disable-constant-hoisting: ConstantHoisting (run by the code generator at -O1 and
+// above) rebases a function's constants on a few materialised ones, trusting the Lanai
+// cost model that every constant above 16 bits costs a register. On Lanai that is wrong in
+// the common cases: an `and` mask with one all-ones half (0x00FFFFFF) is one immediate, a
+// value below 2^21 one `mov`, an address below 1 MiB one SLS load or store. Hoisted, the
+// CTL_LEN mask of the VMMC short send became five instructions (`mov 0x7f0000; or 0xefff;
+// mov 0x800000; or 0x1000; or`) instead of `and %r20, 0xffffff, %r12`. Without it each
+// block materialises its constants (at most two instructions, `mov hi; or lo`) and
+// MachineLICM hoists them out of loops (tests/language/codegen_test.cpp).
+//
+// -jump-is-expensive=false: the Lanai target lets SelectionDAG turn `if a || b` into
+// flag materialisations (`spl; sugt; or; sub.f; bne`, 10 instructions for the VMMC
+// short send's page-table check) instead of two compare-and-branches (8, and the first
+// leaves early).
+void tune_lanai_codegen() {
+  set_llvm_option("disable-constant-hoisting", "true");
+  set_llvm_option("jump-is-expensive", "false");
+}
+
 const llvm::Target* lanai_target(std::string& err) {
   static std::once_flag once;
   std::call_once(once, [] {
@@ -38,6 +69,7 @@ const llvm::Target* lanai_target(std::string& err) {
     LLVMInitializeLanaiTargetMC();
     LLVMInitializeLanaiAsmPrinter();
     LLVMInitializeLanaiAsmParser(); // inline assembly is parsed when the object is emitted
+    tune_lanai_codegen();
   });
   return llvm::TargetRegistry::lookupTarget("lanai", err);
 }
@@ -45,9 +77,16 @@ const llvm::Target* lanai_target(std::string& err) {
 // Collects LLVM's errors (inline assembly, codegen) instead of letting it abort.
 struct BackendDiagnostics {
   std::vector<std::pair<uint64_t, std::string>> errors; // (srcloc cookie or ~0, message)
+  // Functions whose frame passed the `warn-stack-size` limit (codegen sets it to
+  // kMaxFrameBytes on every function): (LLVM name, frame bytes).
+  std::vector<std::pair<std::string, uint64_t>> big_frames;
   static void handle(const llvm::DiagnosticInfo& di, void* ctx) {
-    if (di.getSeverity() != llvm::DS_Error) return;
     auto* self = static_cast<BackendDiagnostics*>(ctx);
+    if (auto* ss = llvm::dyn_cast<llvm::DiagnosticInfoStackSize>(&di)) {
+      self->big_frames.push_back({ss->getFunction().getName().str(), ss->getStackSize()});
+      return;
+    }
+    if (di.getSeverity() != llvm::DS_Error) return;
     std::string msg;
     llvm::raw_string_ostream os(msg);
     uint64_t cookie = ~0ull;
@@ -153,15 +192,31 @@ bool run_backend(Module& m, const BackendOptions& options, Diagnostics& diag,
   }
 
   optimise(mod, *tm, options.opt);
+  lower_pinned_globals(mod);
+  if (options.opt != assembler::OptLevel::O0) lanai_peepholes(mod);
 
   auto report = [&]() {
+    // The Lanai prologue allocates the frame with `sub %sp, FRAME, %sp`, whose immediate
+    // is 16 bits: LLVM 14 encodes a larger frame's low bits only (the stack would be
+    // corrupt), so a frame over kMaxFrameBytes is an error at the function.
+    for (auto& [name, bytes] : bd.big_frames) {
+      const std::string msg = "the stack frame of '" + name + "' is " + std::to_string(bytes) +
+                              " bytes; a frame holds at most " +
+                              std::to_string(kMaxFrameBytes) +
+                              " (the prologue's 16-bit immediate): make large locals globals";
+      auto it = m.globals.find(name);
+      if (it != m.globals.end() && it->second->kind == Symbol::Func)
+        diag.error(it->second->pos, msg);
+      else
+        diag.error_plain(msg);
+    }
     for (auto& [cookie, msg] : bd.errors) {
       if (cookie < cg.asm_positions.size())
         diag.error(cg.asm_positions[cookie], "in inline assembly: " + msg);
       else
         diag.error_plain(msg);
     }
-    return bd.errors.empty();
+    return bd.errors.empty() && bd.big_frames.empty();
   };
   if (!report()) return false;
 

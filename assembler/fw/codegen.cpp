@@ -1,5 +1,7 @@
 #include "assembler/fw/codegen.h"
 
+#include "assembler/fw/pinned.h"
+
 #include "llvm/ADT/SmallString.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DIBuilder.h"
@@ -197,9 +199,20 @@ private:
   void declare_global(Symbol* s) {
     const Type* t = s->type;
     if (s->pinned) {
-      // No storage: the name is an absolute symbol, every access uses the address.
-      s->cg = llvm::ConstantExpr::getIntToPtr(b_.getInt32(s->address),
-                                              llvm::PointerType::getUnqual(mem_type(t)));
+      // No storage: the name is an absolute symbol, every access uses the address. A
+      // declaration marked with the address while the optimiser runs (distinct pinned
+      // globals never alias), the address itself in the backend (pinned.h).
+      if (t->size == 0) { // may share its address with another: no alias claim
+        s->cg = llvm::ConstantExpr::getIntToPtr(b_.getInt32(s->address),
+                                                llvm::PointerType::getUnqual(mem_type(t)));
+      } else {
+        auto* gv = new llvm::GlobalVariable(*mod_, mem_type(t), false,
+                                            llvm::GlobalValue::ExternalLinkage, nullptr,
+                                            s->name);
+        gv->setAlignment(align_of(t));
+        mark_pinned(*gv, s->address);
+        s->cg = gv;
+      }
       if (s->defined_here) {
         char buf[64];
         std::snprintf(buf, sizeof buf, "0x%x", s->address);
@@ -280,6 +293,9 @@ private:
     f->addFnAttr("frame-pointer", "all");
     f->addFnAttr("no-builtins");
     f->addFnAttr("no-trapping-math", "true");
+    // The backend reports a frame over this (the prologue's 16-bit immediate would lose
+    // its high bits); backend.cpp turns the report into an error at the function.
+    f->addFnAttr("warn-stack-size", std::to_string(kMaxFrameBytes));
     if (s->is_handler) f->addFnAttr(llvm::Attribute::NoInline);
     if (opt_.optsize) f->addFnAttr(llvm::Attribute::OptimizeForSize);
     if (opt_.optnone && s->defined_here) {

@@ -787,9 +787,10 @@ private:
         diag_.error(s.pos, "variable " + q(s.name) + " needs a type or an initialiser");
         t = T().error();
       }
-      if (!t->is_error() && t->size > sram_size_ / 2) {
+      if (!t->is_error() && t->size > kMaxFrameBytes) {
         diag_.error(s.pos, "local " + q(s.name) + " (" + std::to_string(t->size) +
-                               " bytes) is too large for the stack (use a global)");
+                               " bytes) is too large for the stack (a frame holds at most " +
+                               std::to_string(kMaxFrameBytes) + " bytes; use a global)");
         t = T().error();
       }
       v->type = t;

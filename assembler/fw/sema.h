@@ -62,6 +62,10 @@ struct Module {
   std::vector<Symbol*> decl_order; // top-level symbols in declaration order
 };
 
+// The largest stack frame of a function: the Lanai prologue allocates it with
+// `sub %sp, FRAME, %sp`, a 16-bit immediate (docs/language.md, "Statements").
+inline constexpr uint32_t kMaxFrameBytes = 65535;
+
 // Checks the whole module. Returns false if any error was reported.
 bool analyze(Module& m, Diagnostics& diag, uint32_t sram_size);
 

@@ -325,8 +325,8 @@ TEST(LanguageErrors, GlobalLargerThanSram) {
 
 TEST(LanguageErrors, LocalTooLargeForTheStack) {
   EXPECT_ERROR("fn f() { var buf: u32[100000]; }",
-               "t.fw:1:14: error: local 'buf' (400000 bytes) is too large for the stack (use a "
-               "global)");
+               "t.fw:1:14: error: local 'buf' (400000 bytes) is too large for the stack (a frame "
+               "holds at most 65535 bytes; use a global)");
 }
 
 TEST(LanguageErrors, StructParameterByValue) {
