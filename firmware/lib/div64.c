@@ -11,7 +11,9 @@ static int clz64(du_int x) { /* x != 0 */
   return hi ? __builtin_clz(hi) : 32 + __builtin_clz(RT_LO(x));
 }
 
-du_int __udivmoddi4(du_int n, du_int d, du_int *rem) {
+/* Inlined into each entry point, so that __udivdi3 (rem = 0) loses the remainder's
+ * stores and tests and no entry pays a second call. */
+static inline __attribute__((always_inline)) du_int udivmod64(du_int n, du_int d, du_int *rem) {
   du_int r;
   if (d == 0) {
     if (rem)
@@ -55,11 +57,13 @@ du_int __udivmoddi4(du_int n, du_int d, du_int *rem) {
   return q;
 }
 
-du_int __udivdi3(du_int n, du_int d) { return __udivmoddi4(n, d, 0); }
+du_int __udivmoddi4(du_int n, du_int d, du_int *rem) { return udivmod64(n, d, rem); }
+
+du_int __udivdi3(du_int n, du_int d) { return udivmod64(n, d, 0); }
 
 du_int __umoddi3(du_int n, du_int d) {
   du_int r;
-  __udivmoddi4(n, d, &r);
+  udivmod64(n, d, &r);
   return r;
 }
 
@@ -68,7 +72,7 @@ di_int __divdi3(di_int a, di_int b) {
     return -1;
   du_int ua = a < 0 ? 0 - (du_int)a : (du_int)a;
   du_int ub = b < 0 ? 0 - (du_int)b : (du_int)b;
-  du_int q = __udivmoddi4(ua, ub, 0);
+  du_int q = udivmod64(ua, ub, 0);
   return (di_int)(((a < 0) != (b < 0)) ? 0 - q : q);
 }
 
@@ -76,6 +80,6 @@ di_int __moddi3(di_int a, di_int b) {
   du_int ua = a < 0 ? 0 - (du_int)a : (du_int)a;
   du_int ub = b < 0 ? 0 - (du_int)b : (du_int)b;
   du_int r;
-  __udivmoddi4(ua, ub, &r);
+  udivmod64(ua, ub, &r);
   return (di_int)(a < 0 ? 0 - r : r);
 }
