@@ -1,6 +1,7 @@
 ! pagetable, by hand: the index and the page offset straight from i ((vaddr >> 12) &
 ! 0xFF is i & 0xFF), bit tests by `sh.f` (an `and` immediate would keep the high half),
-! the fault codes in the return's delay slots.
+! `and` with 0xFFFFF000 in one instruction (the immediate's other half is ones), the
+! fault codes in the return's delay slots.
 	.text
 	.globl	pat_step
 	.type	pat_step,@function
@@ -17,10 +18,9 @@ pat_step:                               ! %r6 = i
 	sh.f	%r3, 0x1e, %r0            ! (delay slot) N = writable
 	bpl	.Lreadonly
 .Lok:
-	sh	%r3, -0xc, %r3            ! (delay slot on the write path)
-	sh	%r3, 0xc, %r3             ! pte & 0xFFFFF000
-	sh	%r6, 0x14, %rv
+	sh	%r6, 0x14, %rv            ! (delay slot on the write path)
 	sh	%rv, -0x14, %rv           ! vaddr & 0xFFF = i & 0xFFF
+	and	%r3, 0xfffff000, %r3      ! (an `and` immediate fills the high half with ones)
 	ld	0[%sp], %pc
 	add	%sp, 0x4, %sp
 	or	%rv, %r3, %rv
