@@ -14,8 +14,11 @@ static du_int mul32x32(su_int a, su_int b) {
   if (((a | b) >> 16) == 0) /* the product fits 32 bits */
     return mul(a, b);
   su_int al = a & 0xFFFFu, ah = a >> 16, bl = b & 0xFFFFu, bh = b >> 16;
-  su_int ll = mul(al, bl), hh = mul(ah, bh);
-  su_int lh = mul(al, bh), hl = mul(ah, bl);
+  /* a half-word factor of zero (one operand below 2^16) skips its products */
+  su_int ll = mul(al, bl);
+  su_int hh = ah && bh ? mul(ah, bh) : 0;
+  su_int lh = bh ? mul(al, bh) : 0;
+  su_int hl = ah ? mul(ah, bl) : 0;
   su_int mid = lh + hl;
   su_int mid_carry = mid < lh; /* the middle sum overflowed: 2^32 * 2^16 */
   su_int lo = ll + (mid << 16);
