@@ -26,7 +26,13 @@
 ! call sequence pushed at 0[%sp] and pops it, as a callee's epilogue does.
 
 	.text
+	! A symbol of its own (global only so that profiles and backtraces name it; it is
+	! not callable from C) so the core's instructions are not counted to the function
+	! laid out before it.
+	.globl	__lanaikit_div32_core
+	.type	__lanaikit_div32_core,@function
 	.p2align	2
+__lanaikit_div32_core:
 .Lcore:
 	beq	.Ldivzero
 	sub.f	%r6, %r7, %r0             ! (delay slot) C = n >= d
@@ -39,8 +45,8 @@
 	sub	%r12, %r14, %r12          ! k = clz(d) - clz(n), 0..31 as n >= d
 	sh	%r7, %r12, %r7            ! align d's top bit with n's
 	sh	%r12, 0x4, %r12           ! 16 bytes (4 instructions) per step
-	mov	hi(.Llast), %r13
-	or	%r13, lo(.Llast), %r13
+.Lpc:
+	add	%pc, 0x1fc, %r13          ! .Llast (reading %pc gives this instruction's address)
 	sub	%r13, %r12, %pc           ! enter k steps before the last: k + 1 steps
 	mov	0x0, %rv                  ! (delay slot) q = 0
 	.rept	31
@@ -50,6 +56,9 @@
 	sh	%r7, -0x1, %r7
 	.endr
 .Llast:
+	.if	.Llast - .Lpc - 0x1fc
+	.error	"div32: the pc-relative offset of .Llast is wrong"
+	.endif
 	sub.f	%r6, %r7, %r13
 	sel.uge	%r13, %r6, %r6
 	bt	%r16
@@ -67,14 +76,20 @@
 	sh	%r6, %r12, %rv            ! q = n >> log2(d)
 	bt	%r16
 	and	%r6, %r13, %r6            ! (delay slot) remainder = n & (d - 1)
+	.size	__lanaikit_div32_core, .-__lanaikit_div32_core
 
 	.globl	__udivsi3
 	.type	__udivsi3,@function
 	.p2align	2
 __udivsi3:
+.Lcall1:
 	add	%pc, 0xc, %r16            ! the core returns 3 instructions on
 	bt	.Lcore
 	sub.f	%r7, 0x0, %r0             ! (delay slot) the core's first instruction
+.Lback1:
+	.if	.Lback1 - .Lcall1 - 0xc
+	.error	"div32: the core's return offset is wrong"
+	.endif
 	ld	0[%sp], %pc
 	add	%sp, 0x4, %sp
 	nop
@@ -84,9 +99,14 @@ __udivsi3:
 	.type	__umodsi3,@function
 	.p2align	2
 __umodsi3:
+.Lcall2:
 	add	%pc, 0xc, %r16
 	bt	.Lcore
 	sub.f	%r7, 0x0, %r0
+.Lback2:
+	.if	.Lback2 - .Lcall2 - 0xc
+	.error	"div32: the core's return offset is wrong"
+	.endif
 	ld	0[%sp], %pc
 	add	%sp, 0x4, %sp
 	or	%r6, 0x0, %rv             ! the remainder
@@ -103,9 +123,14 @@ __divsi3:
 	xor	%r7, %r13, %r7
 	sub	%r7, %r13, %r7            ! |b|
 	xor	%r12, %r13, %r17          ! -1 when the signs differ
+.Lcall3:
 	add	%pc, 0xc, %r16
 	bt	.Lcore
 	sub.f	%r7, 0x0, %r0
+.Lback3:
+	.if	.Lback3 - .Lcall3 - 0xc
+	.error	"div32: the core's return offset is wrong"
+	.endif
 	xor	%rv, %r17, %rv
 	ld	0[%sp], %pc
 	sub	%rv, %r17, %rv            ! (delay slot) negate when the signs differ
@@ -122,9 +147,14 @@ __modsi3:
 	sub	%r6, %r20, %r6
 	xor	%r7, %r13, %r7
 	sub	%r7, %r13, %r7
+.Lcall4:
 	add	%pc, 0xc, %r16
 	bt	.Lcore
 	sub.f	%r7, 0x0, %r0
+.Lback4:
+	.if	.Lback4 - .Lcall4 - 0xc
+	.error	"div32: the core's return offset is wrong"
+	.endif
 	xor	%r6, %r20, %rv
 	ld	0[%sp], %pc
 	sub	%rv, %r20, %rv
@@ -135,9 +165,14 @@ __modsi3:
 	.type	__lanaikit_udivmodsi4,@function
 	.p2align	2
 __lanaikit_udivmodsi4:                   ! (n, d, su_int *rem): quotient, *rem = remainder
+.Lcall5:
 	add	%pc, 0xc, %r16
 	bt	.Lcore
 	sub.f	%r7, 0x0, %r0
+.Lback5:
+	.if	.Lback5 - .Lcall5 - 0xc
+	.error	"div32: the core's return offset is wrong"
+	.endif
 	st	%r6, 0[%r18]
 	ld	0[%sp], %pc
 	add	%sp, 0x4, %sp

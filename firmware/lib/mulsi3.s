@@ -9,7 +9,7 @@
 ! comes out first, and the code jumps into a fully unrolled 32-step sequence at step n
 ! (Duff's device: no loop counter, no loop branch). A multiply by an operand below 2^8
 ! costs at most 8 steps, below 2^16 at most 16; a zero operand jumps straight to the
-! return. Total: 13 + 4 * bits(min(a, b)) instructions, plus the caller's 4.
+! return. Total: 12 + 4 * bits(min(a, b)) instructions, plus the caller's 4.
 !
 ! In: %r6 = a, %r7 = b. Out: %rv. Uses %r9, %r12-%r14 (scratch in the ABI). Leaf: no
 ! frame; returns through the address the caller's call sequence pushed at 0[%sp].
@@ -25,11 +25,14 @@ __mulsi3:
 	leadz	%r9, %r13                 ! n = 32 - significant bits of y (32 for y = 0)
 	sh	%r9, %r13, %r9            ! y's top significant bit to bit 31
 	sh	%r13, 0x4, %r13           ! 16 bytes (4 instructions) per step
-	mov	hi(.Lsteps), %r14
-	or	%r14, lo(.Lsteps), %r14
+.Lpc:
+	add	%pc, 0xc, %r14            ! .Lsteps (reading %pc gives this instruction's address)
 	add	%r14, %r13, %pc           ! enter at step n (step 32 = the return)
 	mov	0x0, %rv                  ! (delay slot) r = 0
 .Lsteps:
+	.if	.Lsteps - .Lpc - 0xc
+	.error	"__mulsi3: the pc-relative offset of .Lsteps is wrong"
+	.endif
 	.rept	32
 	add.f	%r9, %r9, %r9             ! C = next bit of y
 	add	%rv, %rv, %rv             ! r = 2r
