@@ -25,14 +25,11 @@ __mulsi3:
 	leadz	%r9, %r13                 ! n = 32 - significant bits of y (32 for y = 0)
 	sh	%r9, %r13, %r9            ! y's top significant bit to bit 31
 	sh	%r13, 0x4, %r13           ! 16 bytes (4 instructions) per step
-.Lpc:
-	add	%pc, 0xc, %r14            ! .Lsteps (reading %pc gives this instruction's address)
+	add	%pc, 0xc, %r14            ! .Lsteps, 3 instructions on (reading %pc gives this
+	                                  ! instruction's address)
 	add	%r14, %r13, %pc           ! enter at step n (step 32 = the return)
 	mov	0x0, %rv                  ! (delay slot) r = 0
 .Lsteps:
-	.if	.Lsteps - .Lpc - 0xc
-	.error	"__mulsi3: the pc-relative offset of .Lsteps is wrong"
-	.endif
 	.rept	32
 	add.f	%r9, %r9, %r9             ! C = next bit of y
 	add	%rv, %rv, %rv             ! r = 2r
