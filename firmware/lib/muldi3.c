@@ -1,5 +1,5 @@
 /* __muldi3: 64-bit multiply (low 64 bits of the product; signed and unsigned agree).
- * Built from 32-bit products by __mulsi3 (mulsi3.s, whose cost is 12 + 4 instructions per
+ * Built from 32-bit products by __mulsi3 (mulsi3.s, whose cost is 11 + 4 instructions per
  * significant bit of its smaller operand): a 32x32->64 product from four 16x16 ones,
  * or one when both operands are below 2^16; cross terms skipped when a high word is
  * zero. Nothing here uses `*` (clang would call __muldi3 or __mulsi3 implicitly). */
