@@ -2,7 +2,8 @@
 """Builds every tests/language/programs/*.fw with `lanaikit build` at -O0, -O2 and -Os -g
 and runs it with `lanaikit exec`: stdout must equal the program's `// expect:` block and
 the exit status its `// status: N` line (default 0). `// with: a.c b.s` links more
-inputs (paths relative to the program)."""
+inputs (paths relative to the program). `// levels: -O0` restricts a program to the listed
+levels (for behaviour only unoptimised code defines, such as division by zero)."""
 import argparse
 import os
 import subprocess
@@ -10,13 +11,15 @@ import sys
 
 
 def expectation(path):
-    out, status, inside, extra = [], 0, False, []
+    out, status, inside, extra, levels = [], 0, False, [], None
     with open(path) as f:
         for line in f:
             line = line.rstrip("\n")
             if line.startswith("// with:"):
                 extra += [os.path.join(os.path.dirname(path), p)
                           for p in line.split(":", 1)[1].split()]
+            elif line.startswith("// levels:"):
+                levels = line.split(":", 1)[1].split()
             elif line.startswith("// status:"):
                 status = int(line.split(":", 1)[1])
             elif line.startswith("// expect:"):
@@ -25,7 +28,7 @@ def expectation(path):
                 out.append(line[3:] if line.startswith("// ") else line[2:])
             else:
                 inside = False
-    return "".join(l + "\n" for l in out), status, extra
+    return "".join(l + "\n" for l in out), status, extra, levels
 
 
 def main():
@@ -41,9 +44,11 @@ def main():
     os.makedirs(args.work, exist_ok=True)
     failures = 0
     for prog in progs:
-        want_out, want_status, extra = expectation(prog)
+        want_out, want_status, extra, levels = expectation(prog)
         name = os.path.splitext(os.path.basename(prog))[0]
         for flags in (["-O0"], ["-O2"], ["-Os", "-g"]):
+            if levels is not None and flags[0] not in levels:
+                continue
             elf = os.path.join(args.work, name + "".join(flags) + ".elf")
             b = subprocess.run([args.lanaikit, "build", *flags, "-I", args.lib, "-o", elf, prog, *extra],
                                capture_output=True, text=True)

@@ -1,0 +1,71 @@
+/* 64-bit division: __udivmoddi4, __udivdi3, __umoddi3, __divdi3, __moddi3.
+ * Same C semantics as the 32-bit helpers (truncation toward zero, remainder with the
+ * dividend's sign; x/0 gives all-ones and remainder x). Uses only 64-bit add, sub,
+ * compare and logical shifts, which clang expands inline on Lanai. */
+#include "rt.h"
+
+static int clz64(du_int x) { /* x != 0 */
+  su_int hi = RT_HI(x);
+  return hi ? __builtin_clz(hi) : 32 + __builtin_clz(RT_LO(x));
+}
+
+du_int __udivmoddi4(du_int n, du_int d, du_int *rem) {
+  du_int r;
+  if (d == 0) {
+    if (rem)
+      *rem = n;
+    return ~(du_int)0;
+  }
+  if (RT_HI(n) == 0 && RT_HI(d) == 0) { /* the common 32-bit case */
+    su_int r32;
+    su_int q32 = __lanaikit_udivmodsi4(RT_LO(n), RT_LO(d), &r32);
+    if (rem)
+      *rem = r32;
+    return q32;
+  }
+  if (n < d) {
+    if (rem)
+      *rem = n;
+    return 0;
+  }
+  int shift = clz64(d) - clz64(n);
+  du_int q = 0;
+  d <<= shift;
+  r = n;
+  for (;;) {
+    q <<= 1;
+    if (r >= d) {
+      r -= d;
+      q |= 1;
+    }
+    if (shift-- == 0)
+      break;
+    d >>= 1;
+  }
+  if (rem)
+    *rem = r;
+  return q;
+}
+
+du_int __udivdi3(du_int n, du_int d) { return __udivmoddi4(n, d, 0); }
+
+du_int __umoddi3(du_int n, du_int d) {
+  du_int r;
+  __udivmoddi4(n, d, &r);
+  return r;
+}
+
+di_int __divdi3(di_int a, di_int b) {
+  du_int ua = a < 0 ? 0 - (du_int)a : (du_int)a;
+  du_int ub = b < 0 ? 0 - (du_int)b : (du_int)b;
+  du_int q = __udivmoddi4(ua, ub, 0);
+  return (di_int)(((a < 0) != (b < 0)) ? 0 - q : q);
+}
+
+di_int __moddi3(di_int a, di_int b) {
+  du_int ua = a < 0 ? 0 - (du_int)a : (du_int)a;
+  du_int ub = b < 0 ? 0 - (du_int)b : (du_int)b;
+  du_int r;
+  __udivmoddi4(ua, ub, &r);
+  return (di_int)(a < 0 ? 0 - r : r);
+}
