@@ -239,7 +239,10 @@ Cpu::StepStatus Cpu::step_one() {
   case Opcode::ADD_R: case Opcode::ADDC_R: case Opcode::SUB_R: case Opcode::SUBB_R:
   case Opcode::AND_R: case Opcode::OR_R: case Opcode::XOR_R: case Opcode::SHL_R:
   case Opcode::SRA_R:
-    if (cond_holds(in.cond, sw)) alu(ri_alu_op(in.op), read_reg(in.rs1), read_reg(in.rs2), true);
+    if (cond_holds(in.cond, sw))
+      alu(ri_alu_op(in.op), read_reg(in.rs1), read_reg(in.rs2), true);
+    else if (in.set_flags)
+      regs_[kSwReg] = predicated_off_flags(read_reg(in.rd), sw);
     break;
   case Opcode::SELECT:
     write_alu(cond_holds(in.cond, sw) ? read_reg(in.rs1) : read_reg(in.rs2));

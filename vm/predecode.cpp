@@ -182,7 +182,8 @@ void Cpu::build_slot(uint32_t index) {
   case Opcode::SRA_R: {
     if (reads_pc) return set(F_SLOW);
     if (in.cond != isa::Cond::T) {
-      if (in.cond == isa::Cond::F) return set(F_NOP);
+      if (in.cond == isa::Cond::F) return set(in.set_flags ? F_SLOW : F_NOP); // flags: see
+                                                                            // predicated_off_flags
       if (in.rd == isa::PC || in.set_flags) return set(F_SLOW);
       return set(FastOp(F_ADD_RC + (int(in.op) - int(Opcode::ADD_R))), dest(in.rd), in.rs1,
                  in.rs2, kCondMask[unsigned(in.cond)]);

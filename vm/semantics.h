@@ -151,6 +151,18 @@ inline uint32_t alu_flags(isa::AluOp op, uint32_t a, uint32_t b, uint32_t sw, bo
   return 0;
 }
 
+// Flags after a flag-setting RR operation whose condition is false: Rd keeps its value
+// and Z and N describe it (V cleared, C kept, as for an RR logical operation). The .td
+// only says "Rd <- Rs1 op Rs2 iff condition" and "RR instructions modify the flags
+// according to the result"; LLVM 14 relies on this reading: its compare elimination
+// (LanaiInstrInfo::optimizeCompareInstr) turns `x = op.cond a, b` (x unchanged when the
+// condition fails) followed by `sub.f x, 0` into `op.f.cond` and branches on EQ/NE/MI/PL,
+// e.g. clang -O1 for `0 - (x >> k)` on 64 bits. Leaving the flags untouched made such
+// code compute wrong results (tests/vm/cpu_test.cpp, tests/programs/runtime_random.c).
+inline uint32_t predicated_off_flags(uint32_t rd_value, uint32_t sw) {
+  return zn_flags(rd_value) | (sw & kFlagC);
+}
+
 inline uint32_t popc(uint32_t v) { return uint32_t(std::popcount(v)); }
 inline uint32_t leadz(uint32_t v) { return uint32_t(std::countl_zero(v)); }
 inline uint32_t trailz(uint32_t v) { return uint32_t(std::countr_zero(v)); }

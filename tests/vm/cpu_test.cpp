@@ -159,6 +159,25 @@ TEST(CpuAlu, ConditionalRegisterRegisterExecutesOnlyWhenTrue) {
   EXPECT_EQ(m->cpu.reg(R11), 42u);
 }
 
+// A flag-setting RR operation whose condition fails keeps Rd and sets Z/N from it (V
+// cleared, C kept): what LLVM's compare elimination assumes (docs/vm.md, "Flags").
+TEST(CpuAlu, PredicatedOffFlagSettingOperationDescribesTheKeptRegister) {
+  for (uint32_t kept : {0u, 5u, 0x80000000u}) {
+    auto m = run_all(prog({
+                         rr(SUB, 0, R9, R9, true),        // Z set, C set (no borrow)
+                         rr(OR, R10, R11, R12, true, NE), // not executed: R10 kept
+                         scc(EQ, 13),               // Z from R10
+                         scc(MI, 14),               // N from R10
+                         scc(CS, 16),               // C unchanged
+                     }),
+                     100, {{R9, 3}, {R10, kept}, {R11, 0xF0}, {R12, 0x0F}});
+    EXPECT_EQ(m->cpu.reg(R10), kept);
+    EXPECT_EQ(m->cpu.reg(13), kept == 0 ? 1u : 0u) << kept;
+    EXPECT_EQ(m->cpu.reg(14), kept >> 31) << kept;
+    EXPECT_EQ(m->cpu.reg(16), 1u) << kept;
+  }
+}
+
 TEST(CpuAlu, ConditionMasksFollowTheDdiTable) {
   using lanaikit::vm::cond_holds;
   for (uint32_t f = 0; f < 16; ++f) {
