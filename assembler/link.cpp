@@ -1,6 +1,7 @@
 #include "assembler/link.h"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <memory>
 
@@ -167,6 +168,17 @@ private:
   std::vector<std::pair<std::string, uint32_t>> common_addrs_;
   FirmwareImage image_;
 };
+
+// compiler-rt's soft-float helpers, which clang calls for float and double arithmetic,
+// conversions and comparisons: __mulsf3, __adddf3, __fixsfsi, __floatsidf, __extendsfdf2,
+// __eqsf2, __unorddf2... (the integer helpers end in "di3"/"si3" and are not matched).
+bool is_soft_float_helper(const std::string& n) {
+  if (n.rfind("__fix", 0) == 0 || n.rfind("__float", 0) == 0) return true;
+  if (n.size() < 6 || n.compare(0, 2, "__") != 0 || !std::isdigit((unsigned char)n.back()))
+    return false;
+  const std::string kind = n.substr(n.size() - 3, 2);
+  return kind == "sf" || kind == "df" || kind == "tf" || kind == "xf";
+}
 
 void Linker::load(const Object& o, bool library) {
   InObject io;
@@ -385,7 +397,10 @@ void Linker::check_symbols() {
       g.linker_defined = true;
     }
   }
+  std::string soft_float; // the float helpers referenced, for one explanation below
   for (auto& [name, g] : globals_) {
+    if (!g.defined && !g.referrers.empty() && is_soft_float_helper(name))
+      soft_float += (soft_float.empty() ? "" : ", ") + name;
     if (g.definers.size() > 1) {
       std::string msg = "duplicate symbol: " + name + " (defined in ";
       for (size_t i = 0; i < g.definers.size(); ++i)
@@ -399,6 +414,14 @@ void Linker::check_symbols() {
       errors_.push_back(msg + ")");
     }
   }
+  if (!soft_float.empty())
+    errors_.push_back("floating point is not available: " + soft_float +
+                      (soft_float.find(',') == std::string::npos ? " is" : " are") +
+                      " the compiler's soft-float helper" +
+                      (soft_float.find(',') == std::string::npos ? "" : "s") +
+                      " for float/double arithmetic; the Lanai has no floating-point unit and "
+                      "lanaikit's runtime provides no soft-float library: use integers or fixed "
+                      "point (docs/abi.md, \"Runtime library\")");
   auto start = globals_.find("_start");
   if (start == globals_.end() || !start->second.defined || start->second.linker_defined) {
     errors_.push_back("undefined symbol: _start (the entry point, placed at address 0 as the "

@@ -159,6 +159,11 @@ def main():
         _, p = build("nolib.fw", 'import "no_such_lib.fw";\n')
         c.check("a failed import says where it looked", p.returncode == 1 and
                 "/firmware/lib/no_such_lib.fw" in p.stderr, p.stderr)
+        _, p = build("float.c", "float g(float a) { return a * 2.5f; }\n"
+                                "int main(void) { volatile float x = 3; return (int)g(x); }\n")
+        c.check("float in C: the link names the soft-float helpers and says why",
+                p.returncode == 1 and "floating point is not available: __fixsfsi, __mulsf3 are"
+                in p.stderr and "no floating-point unit" in p.stderr, p.stderr)
         _, p = build("bad.c", BAD_C)
         c.check("build compile error is file:line:col", p.returncode == 1 and
                 re.search(r"bad\.c:1:\d+: error", p.stderr) is not None, p.stderr)
