@@ -24,7 +24,9 @@ const char* const kHelp =
     "Runs the image from its entry point until it halts (a store to 0xFFFFF004) or faults.\n"
     "Program output (stores to 0xFFFFF000) goes to stdout; the exit status is the program's.\n"
     "A fault prints a report (kind, pc, instruction, registers) on stderr and exits with\n"
-    "129 + the fault kind (see docs/abi.md).\n"
+    "129 + the fault kind (see docs/abi.md). The process status keeps the low 8 bits of\n"
+    "the program's 32-bit status, so a program may end with a status that looks like a\n"
+    "fault's: --stats prints how the run ended (halt or fault) and the full status.\n"
     "\n"
     "options:\n"
     "  --max-insns N       stop with a fault after N instructions (default 10000000000)\n"
@@ -122,6 +124,13 @@ int cmd_exec(int argc, char** argv) {
     std::fprintf(stderr, "wall seconds: %.6f\n", seconds);
     std::fprintf(stderr, "mips: %.1f\n",
                  seconds > 0 ? double(cpu.instructions()) / (seconds * 1e6) : 0.0);
+    // The process status keeps 8 bits and a fault is 129 + its kind: the whole story here.
+    if (cpu.fault())
+      std::fprintf(stderr, "ended: fault (%s), exit status %d\n",
+                   vm::fault_kind_name(cpu.fault()->kind), 129 + int(cpu.fault()->kind));
+    else
+      std::fprintf(stderr, "ended: halt, program status %u (0x%08x), exit status %u\n",
+                   io.exit_status(), io.exit_status(), io.exit_status() & 0xFF);
   }
   if (cpu.fault()) {
     std::string report = cpu.fault_report();

@@ -164,6 +164,17 @@ def main():
         c.check("float in C: the link names the soft-float helpers and says why",
                 p.returncode == 1 and "floating point is not available: __fixsfsi, __mulsf3 are"
                 in p.stderr and "no floating-point unit" in p.stderr, p.stderr)
+        out, p = build("status.c", "int main(void) { return 0x12345678; }\n")
+        q = run([lk, "exec", "--stats", out])
+        c.check("exec --stats prints the whole 32-bit status and how the run ended",
+                p.returncode == 0 and q.returncode == 0x78 and
+                "ended: halt, program status 305419896 (0x12345678), exit status 120" in q.stderr,
+                (p.stderr, q.stderr))
+        out, p = build("misaligned.c", "int main(void) { volatile int *p = (int *)3; return *p; }\n")
+        q = run([lk, "exec", "--stats", out])
+        c.check("exec --stats names a fault as the ending",
+                q.returncode >= 129 and f"ended: fault (misaligned memory access), exit status {q.returncode}"
+                in q.stderr, q.stderr)
         _, p = build("bad.c", BAD_C)
         c.check("build compile error is file:line:col", p.returncode == 1 and
                 re.search(r"bad\.c:1:\d+: error", p.stderr) is not None, p.stderr)
