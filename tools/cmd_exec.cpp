@@ -1,4 +1,6 @@
 // lanaikit exec: run a bare program (docs/abi.md) on the emulated NIC processor.
+#include "sim/profile_report.h"
+#include "vm/profiler.h"
 #include "tools/args.h"
 #include "tools/commands.h"
 #include "tools/loader.h"
@@ -10,6 +12,8 @@
 
 
 #include <chrono>
+#include <fstream>
+#include <memory>
 #include <cstdio>
 #include <string_view>
 
@@ -35,6 +39,10 @@ const char* const kHelp =
     "  --reference         run on the reference model instead of the fast interpreter\n"
     "                      (same results, slower; for checking the emulator itself)\n"
     "  --stats             print instructions, cycles, stalls and speed on stderr\n"
+    "  --profile           print the profile on stderr: handlers, top functions, hottest\n"
+    "                      lines (build with -g for lines; runs on the reference model)\n"
+    "  --profile-out FILE  write the profile in callgrind format (callgrind_annotate,\n"
+    "                      KCachegrind; docs/profiling.md)\n"
     "  --cost K=N,...      cycle model (docs/vm.md): base, load-use, mmio; default\n"
     "                      base=1,load-use=1,mmio=2\n";
 
@@ -67,7 +75,8 @@ int cmd_exec(int argc, char** argv) {
   std::string path;
   uint64_t max_insns = 10'000'000'000ull;
   uint64_t sram_size = 256 * 1024;
-  bool trace = false, stats = false, reference = false;
+  bool trace = false, stats = false, reference = false, profile = false;
+  std::string profile_out;
   vm::CostModel costs;
   try {
     Args args(argc, argv, 2);
@@ -82,11 +91,15 @@ int cmd_exec(int argc, char** argv) {
       else if (a == "--reference") reference = true;
       else if (a == "--cost") costs = parse_costs(args.value_for(a));
       else if (a == "--stats") stats = true;
+      else if (a == "--profile") profile = true;
+      else if (a == "--profile-out") profile_out = args.value_for(a);
       else if (!a.empty() && a[0] == '-') throw UsageError("unknown option '" + a + "'");
       else if (path.empty()) path = a;
       else throw UsageError("more than one image given ('" + path + "', '" + a + "')");
     }
     if (path.empty()) throw UsageError("no image given");
+    if ((profile || !profile_out.empty()) && (trace || reference))
+      throw UsageError("--profile/--profile-out run on the profiler; not with --trace or --reference");
     check_sram_size(sram_size);
   } catch (const UsageError& e) {
     return report_usage_error("exec", e);
@@ -99,6 +112,15 @@ int cmd_exec(int argc, char** argv) {
   vm::BareIo& io = machine->io;
   vm::Cpu& cpu = machine->cpu;
 
+  // The cluster profiler's counts for a bare program: every instruction and cycle by SRAM
+  // word, each `handler` of the image as an event (docs/profiling.md).
+  std::unique_ptr<vm::Profiler> profiler;
+  if (profile || !profile_out.empty()) {
+    profiler = std::make_unique<vm::Profiler>(cpu);
+    for (const std::string& h : image->layout_table.handlers)
+      if (auto entry = image->handler_entry(h)) profiler->add_handler(h, *entry);
+  }
+
   const auto start = std::chrono::steady_clock::now();
   vm::RunResult result;
   if (trace) {
@@ -108,6 +130,8 @@ int cmd_exec(int argc, char** argv) {
     });
   } else if (reference) {
     result = cpu.step_reference(max_insns);
+  } else if (profiler) {
+    result = cpu.run_instrumented(max_insns, false, *profiler);
   } else {
     result = cpu.run(max_insns);
   }
@@ -131,6 +155,19 @@ int cmd_exec(int argc, char** argv) {
     else
       std::fprintf(stderr, "ended: halt, program status %u (0x%08x), exit status %u\n",
                    io.exit_status(), io.exit_status(), io.exit_status() & 0xFF);
+  }
+  if (profiler) {
+    if (profile)
+      std::fputs(sim::format_profile(*image, *profiler, "lanaikit exec " + path).c_str(), stderr);
+    if (!profile_out.empty()) {
+      std::ofstream out(profile_out);
+      sim::write_callgrind_profile(out, "lanaikit exec " + path,
+                                   sim::profile_tables(*image, *profiler));
+      if (!out.flush()) {
+        std::fprintf(stderr, "lanaikit exec: cannot write %s\n", profile_out.c_str());
+        return 1;
+      }
+    }
   }
   if (cpu.fault()) {
     std::string report = cpu.fault_report();

@@ -164,6 +164,17 @@ def main():
         c.check("float in C: the link names the soft-float helpers and says why",
                 p.returncode == 1 and "floating point is not available: __fixsfsi, __mulsf3 are"
                 in p.stderr and "no floating-point unit" in p.stderr, p.stderr)
+        out, p = build("prof.fw", "var n: u32;\nhandler tick() { n += 1; }\n"
+                               "fn main() -> i32 { for i in 0..10 { tick(); } return n as i32; }\n", "-g")
+        cg = os.path.join(work, "prof.callgrind")
+        q = run([lk, "exec", "--profile", "--profile-out", cg, out])
+        with open(cg) if os.path.exists(cg) else open(os.devnull) as f:
+            callgrind = f.read()
+        c.check("exec --profile: the handler's ten calls, functions and lines",
+                q.returncode == 10 and re.search(r"\| tick \| 10 \|", q.stderr) is not None
+                and "prof.fw:2" in q.stderr, q.stderr)
+        c.check("exec --profile-out writes callgrind with the lines", callgrind.startswith(
+            "# callgrind format") and re.search(r"fn=\(\d+\) tick", callgrind) is not None, callgrind[:300])
         out, p = build("status.c", "int main(void) { return 0x12345678; }\n")
         q = run([lk, "exec", "--stats", out])
         c.check("exec --stats prints the whole 32-bit status and how the run ended",
