@@ -22,9 +22,23 @@ inline constexpr const char* kProfile = "Profile";
 inline constexpr const char* kTimeline = "Timeline";
 inline constexpr const char* kDebugger = "Debugger";
 
-// A chip has one instrument: refuse to replace someone else's.
+const char* instrument_kind(const vm::Instrument* ins) {
+  return dynamic_cast<const vm::Debugger*>(ins) ? "a debugger" : "a profiler";
+}
+
+// A chip has one instrument. A newer profile replaces an older one (its counts stop; a
+// script re-profiling a chip needs no detach), but a debugger and a profiler do not
+// replace each other silently: the profile would stop counting, or the breakpoints stop
+// breaking, without a word.
 void attach(const Args& a, vm::Chip& chip, vm::Instrument* ins) {
   if (chip.paused()) a.fail_message(chip.name() + " is paused at a break: continue or detach its debugger first");
+  if (const vm::Instrument* old = chip.instrument()) {
+    const bool old_dbg = dynamic_cast<const vm::Debugger*>(old) != nullptr;
+    const bool new_dbg = dynamic_cast<const vm::Debugger*>(ins) != nullptr;
+    if (old_dbg || new_dbg)
+      a.fail_message(chip.name() + " already has " + instrument_kind(old) + " attached: " +
+                     "one instrument per chip (detach it first: prof:detach() or d:detach())");
+  }
   chip.set_instrument(ins);
 }
 

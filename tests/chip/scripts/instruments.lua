@@ -167,4 +167,19 @@ d:continue()
 c2:run{ until_ns = 1e7 }
 check(hits == 4 and not d:paused(), "all four deliveries broke, the run finished (hits " .. hits .. ")")
 d:detach()
+
+-- A debugger and a profiler do not replace each other silently (one instrument per chip)
+do
+  local c5 = cluster()
+  local p5 = c5:profile{ firmware = fw, handlers = { "deliver" }, nodes = { 1 } }
+  local ok5, err5 = pcall(function() return c5:node(1):debugger{ firmware = fw } end)
+  check(not ok5 and tostring(err5):find("already has a profiler attached", 1, true),
+        "a debugger on a profiled chip is refused: " .. tostring(err5))
+  p5:detach()
+  local d5 = c5:node(1):debugger{ firmware = fw }
+  local ok6, err6 = pcall(function() return c5:profile{ firmware = fw, handlers = { "deliver" }, nodes = { 1 } } end)
+  check(not ok6 and tostring(err6):find("already has a debugger attached", 1, true),
+        "a profiler on a debugged chip is refused: " .. tostring(err6))
+  d5:detach()
+end
 print("instruments: ok")
