@@ -32,6 +32,9 @@ uint32_t SourceManager::add(std::string path, std::string text) {
   SourceFile f;
   f.path = std::move(path);
   f.text = std::move(text);
+  // A UTF-8 byte order mark (editors on some systems write one) is not source: dropped,
+  // so line 1's columns count from the first real byte.
+  if (f.text.compare(0, 3, "\xEF\xBB\xBF") == 0) f.text.erase(0, 3);
   f.index_lines();
   files_.push_back(std::move(f));
   return uint32_t(files_.size() - 1);

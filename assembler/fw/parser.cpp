@@ -1080,8 +1080,21 @@ bool parse_file(const SourceManager& sources, uint32_t file, Diagnostics& diag,
   for (const char* p = first; p < last; ++p) {
     if (*p == '"' || *p == '\'') {
       const char quote = *p;
+      const char* open = p;
       for (++p; p < last && *p != quote && *p != '\n'; ++p)
-        if (*p == '\\' && p + 1 < last) ++p;
+        if (*p == '\\' && p + 1 < last && p[1] != '\n') ++p;
+      if (p >= last || *p != quote) { // literals end on their line
+        diag.error(Pos{file, uint32_t(open - first)},
+                   quote == '"' ? "unterminated string literal (a string ends on its line)"
+                                : "unterminated character literal");
+        return false;
+      }
+    } else if ((unsigned char)*p >= 0x80) {
+      // UTF-8 outside comments and literals: X3 would report whatever token it expected.
+      diag.error(Pos{file, uint32_t(p - first)},
+                 "non-ASCII character: identifiers are ASCII letters, digits and '_' "
+                 "(UTF-8 may appear in comments and strings)");
+      return false;
     } else if (*p == '/' && p + 1 < last && p[1] == '/') {
       while (p < last && *p != '\n') ++p;
     } else if (*p == '/' && p + 1 < last && p[1] == '*') {

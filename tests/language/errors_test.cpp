@@ -72,6 +72,19 @@ TEST(LanguageErrors, StrayTokenInABlockReadsAsAMessage) {
   EXPECT_ERROR("fn f() {\n  ) \n}\n", "t.fw:2:3: error: expected a statement or '}'");
 }
 
+// A byte order mark is dropped; UTF-8 outside comments and strings, and a string left
+// open at the end of its line, are reported where they are (not at the next token).
+TEST(LanguageErrors, ByteOrderMarkNonAsciiAndUnterminatedString) {
+  EXPECT_ERROR("\xEF\xBB\xBF" "fn main() -> i32 { return 0 }", "t.fw:1:28: error: expected ';'");
+  EXPECT_TRUE(compile("\xEF\xBB\xBF" "// caf\xC3\xA9\nvar x: u32;\n").ok);
+  EXPECT_ERROR("var caf\xC3\xA9: u32;",
+               "t.fw:1:8: error: non-ASCII character: identifiers are ASCII letters, digits "
+               "and '_' (UTF-8 may appear in comments and strings)");
+  EXPECT_ERROR("fn f() {\n  asm(\"nop);\n}\nvar y: u32;\n",
+               "t.fw:2:7: error: unterminated string literal (a string ends on its line)");
+  EXPECT_ERROR("const C = 'a;\n", "t.fw:1:11: error: unterminated character literal");
+}
+
 TEST(LanguageErrors, SyntaxMissingOperand) {
   EXPECT_ERROR("fn f() -> u32 { return 1 + ; }", "t.fw:1:28: error: expected expression");
 }
