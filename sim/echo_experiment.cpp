@@ -45,6 +45,8 @@ struct Ctx {
   std::vector<EchoSizeResult> results;
   MessageTrace trace;   // the message node 0 -> node 1 in flight
   uint32_t seq0 = 0, seq1 = 0;
+  uint64_t completed = 0;     // round trips done, for the time-limit message
+  Time last_completion = 0;
   bool done = false;
   std::string failure;
 };
@@ -71,6 +73,8 @@ Task pinger(Process& p, Ctx& c) {
       const uint64_t done_at = c.host_buf[0] + ECHO_MAX_DATA;
       co_await p.wait(a.memory_watch(), [&] { return be32(a.memory(), done_at) == want; });
       const Time rtt = p.local() - t0;
+      ++c.completed;
+      c.last_completion = p.local();
       std::vector<uint8_t> back(size);
       a.memory().read(c.host_buf[0], back);
       if (back != payload || be32(a.memory(), done_at + 4) != size || be32(a.memory(), done_at + 8) != 1)
@@ -123,7 +127,7 @@ EchoResult run_echo(const EchoConfig& config, const assembler::FirmwareImage& fi
     if (s > ECHO_MAX_DATA) throw std::invalid_argument("sizes are at most 65536 bytes");
   Cluster cluster(config.cluster);
   std::vector<std::unique_ptr<vm::Profiler>> profilers;
-  Ctx c{config, cluster, {}, {}, MessageTrace(cluster, 0, 1), 0, 0, false, {}};
+  Ctx c{config, cluster, {}, {}, MessageTrace(cluster, 0, 1), 0, 0, 0, 0, false, {}};
   for (uint32_t i = 0; i < cluster.size(); ++i) {
     Node& n = cluster.node(i);
     n.load(firmware);
@@ -168,8 +172,19 @@ EchoResult run_echo(const EchoConfig& config, const assembler::FirmwareImage& fi
   const auto wall1 = std::chrono::steady_clock::now();
   if (!c.failure.empty()) throw std::runtime_error("" + c.failure);
   if (!c.done) {
-    std::string msg = "not finished after " + us(config.time_limit) +
-                      " simulated us (runaway or stuck firmware?); where the chips are:\n";
+    // A run that completes round trips was stopped by the limit, not by the firmware.
+    const uint64_t total =
+        uint64_t(config.sizes.size()) * (uint64_t(config.warmup) + config.iterations);
+    std::string msg = "not finished after " + us(config.time_limit) + " simulated us: " +
+                      std::to_string(c.completed) + " of " + std::to_string(total) +
+                      " round trips done";
+    if (c.completed > 0)
+      msg += " (the last at " + us(c.last_completion) +
+             " us): the time limit stopped a run that was progressing; raise it "
+             "(--time-limit-ms)";
+    else
+      msg += " (runaway or stuck firmware?)";
+    msg += "; where the chips are:\n";
     for (uint32_t i = 0; i < cluster.size(); ++i) msg += cluster.node(i).chip().report();
     throw std::runtime_error(msg);
   }

@@ -332,8 +332,14 @@ def main():
         stuck = src("stuck.c", "int main(void) { for (;;) {} }\n")
         p = run([lk, "echo", "--firmware", stuck, "--sizes", "4", "--time-limit-ms", "1"])
         c.check("echo with stuck firmware stops at the time limit with each chip's pc and registers",
-                p.returncode == 1 and "not finished after 1000.000 simulated us" in p.stderr
+                p.returncode == 1 and "not finished after 1000.000 simulated us: 0 of " in p.stderr
+                and "runaway or stuck firmware?" in p.stderr
                 and "node1.chip (running)" in p.stderr and "%r31" in p.stderr, p.stderr)
+        p = run([lk, "echo", "--sizes", "4096", "--iterations", "100", "--time-limit-ms", "1"])
+        c.check("echo stopped by the time limit while progressing says so, not 'stuck'",
+                p.returncode == 1 and "round trips done (the last at" in p.stderr and
+                "the time limit stopped a run that was progressing" in p.stderr and
+                "stuck" not in p.stderr, p.stderr[:400])
         crash = src("crash.c", "int main(void) { return *(volatile int*)0x00900000; }\n")
         p = run([lk, "echo", "--firmware", crash, "--sizes", "4"])
         c.check("echo with faulting firmware prints the fault report",
