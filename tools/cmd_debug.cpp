@@ -10,7 +10,10 @@
 #include "vm/mmio.h"
 #include "vm/sram.h"
 
+#include <algorithm>
+#include <atomic>
 #include <cctype>
+#include <csignal>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -23,7 +26,7 @@ namespace lanaikit::tools {
 namespace {
 
 const char* const kHelp =
-    "usage: lanaikit debug IMAGE.elf [--sram-size BYTES]\n"
+    "usage: lanaikit debug IMAGE.elf [--sram-size BYTES] [--budget N]\n"
     "\n"
     "Runs a bare program (docs/abi.md) under the debugger. Commands, one per line on stdin:\n"
     "  break LOC          breakpoint at an address (0x...), a symbol, or FILE:LINE (needs -g)\n"
@@ -32,12 +35,17 @@ const char* const kHelp =
     "  watch %REG         stop after an instruction that changes a register (%r9, %sp, %sw)\n"
     "  run | continue     run until a breakpoint, a watchpoint, the program's end or a fault\n"
     "  step [N]           execute N instructions (default 1)\n"
+    "  budget [N]         show or set the instruction budget of each run/continue/step\n"
+    "                     (default 100M, 0 for none; --budget N sets it at start)\n"
     "  regs               the registers\n"
     "  mem ADDR [LEN]     SRAM bytes (default 64)\n"
     "  disas [LOC] [N]    N instructions (default 8) from LOC (default pc), with source lines\n"
     "  bt                 the call stack\n"
     "  info               breakpoints and the current position\n"
     "  quit\n"
+    "A command that runs the program stops it after the budget, or at Ctrl-C, and returns to\n"
+    "the prompt with the position printed; Ctrl-C at the prompt is ignored (quit or end the\n"
+    "input to leave).\n"
     "Program output goes to stdout as the program writes it; a fault prints its report and a\n"
     "backtrace. Exit status: the program's, 129 + fault kind after a fault, 0 on quit.\n";
 
@@ -69,11 +77,23 @@ void print_source_line(const assembler::FirmwareImage& image, uint32_t addr,
   std::printf("%s:%u: %s\n", here.first.c_str(), here.second, in ? text.c_str() : "");
 }
 
+// Set by SIGINT (Ctrl-C); the run loop checks it between slices of instructions.
+std::atomic<bool> g_interrupted{false};
+static_assert(std::atomic<bool>::is_always_lock_free);
+
+extern "C" void on_sigint(int) { g_interrupted.store(true, std::memory_order_relaxed); }
+
+// Instructions run between checks of the interrupt flag: a few milliseconds of the
+// reference model, so Ctrl-C answers at once and the check costs nothing.
+constexpr uint64_t kSlice = 64 * 1024;
+constexpr uint64_t kDefaultBudget = 100'000'000;
+
 } // namespace
 
 int cmd_debug(int argc, char** argv) {
   std::string path;
   uint64_t sram_size = 256 * 1024;
+  uint64_t budget = kDefaultBudget; // per command; 0 = none
   try {
     Args args(argc, argv, 2);
     while (!args.empty()) {
@@ -82,6 +102,7 @@ int cmd_debug(int argc, char** argv) {
         std::fputs(kHelp, stdout);
         return 0;
       } else if (a == "--sram-size") sram_size = parse_count(a, args.value_for(a));
+      else if (a == "--budget") budget = parse_count(a, args.value_for(a));
       else if (!a.empty() && a[0] == '-') throw UsageError("unknown option '" + a + "'");
       else if (path.empty()) path = a;
       else throw UsageError("more than one image given");
@@ -107,29 +128,65 @@ int cmd_debug(int argc, char** argv) {
                 where(*image, cpu.pc()).c_str());
   };
   auto print_backtrace = [&] { std::printf("%s", format_backtrace(*image, cpu).c_str()); };
-  // Runs until the debugger, the program or a fault stops it. Returns false when the
-  // program is over.
+  // Runs until the debugger, the program or a fault stops it, `left` instructions have
+  // run (the command's budget; counted down), or Ctrl-C. Returns false when the program
+  // is over. The reference model runs in slices so the interrupt flag is checked often.
+  uint64_t left = 0, command_start = 0;
+  auto stopped_here = [&](const char* what) {
+    dbg.resume_from(cpu.pc());
+    std::printf("%s", what);
+    show_position();
+  };
   auto go = [&]() -> bool {
-    const vm::RunResult r = cpu.run_instrumented(UINT64_MAX, false, dbg);
-    std::fflush(stdout);
-    if (r.reason == vm::StopReason::Break) {
-      std::printf("stopped: %s\n", dbg.reason().c_str());
-      show_position();
-      return true;
-    }
-    if (r.reason == vm::StopReason::Halted) {
-      std::printf("program exited with status %u after %llu instructions\n", io.exit_status(),
-                  static_cast<unsigned long long>(cpu.instructions()));
-      return false;
-    }
-    if (r.reason == vm::StopReason::Fault) {
+    for (;;) {
+      if (g_interrupted.exchange(false)) {
+        char buf[96];
+        std::snprintf(buf, sizeof buf, "interrupted after %llu instructions\n",
+                      static_cast<unsigned long long>(cpu.instructions() - command_start));
+        stopped_here(buf);
+        return true;
+      }
+      if (left == 0) {
+        char buf[128];
+        std::snprintf(buf, sizeof buf, "stopped after %llu instructions (the budget; `budget N` changes it)\n",
+                      static_cast<unsigned long long>(cpu.instructions() - command_start));
+        stopped_here(buf);
+        return true;
+      }
+      const vm::RunResult r = cpu.run_instrumented(std::min(left, kSlice), false, dbg);
+      left -= r.executed;
+      if (r.reason == vm::StopReason::Limit || r.reason == vm::StopReason::Yield) continue;
+      std::fflush(stdout);
+      if (r.reason == vm::StopReason::Break) {
+        std::printf("stopped: %s\n", dbg.reason().c_str());
+        show_position();
+        return true;
+      }
+      if (r.reason == vm::StopReason::Halted) {
+        std::printf("program exited with status %u after %llu instructions\n", io.exit_status(),
+                    static_cast<unsigned long long>(cpu.instructions()));
+        return false;
+      }
       std::printf("%s", cpu.fault_report().c_str());
       std::printf("backtrace:\n");
       print_backtrace();
       return false;
     }
-    return true;
   };
+  // Every command that runs the program starts here: a fresh budget, and a Ctrl-C typed at
+  // the prompt (ignored there) does not stop it.
+  auto begin_command = [&] {
+    left = budget ? budget : UINT64_MAX;
+    command_start = cpu.instructions();
+    g_interrupted.store(false);
+  };
+
+  // SA_RESTART: a Ctrl-C at the prompt must not end the read of the next command.
+  struct sigaction sa {};
+  sa.sa_handler = on_sigint;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESTART;
+  sigaction(SIGINT, &sa, nullptr);
 
   bool alive = true;
   std::string line;
@@ -175,14 +232,25 @@ int cmd_debug(int argc, char** argv) {
         }
       } else if (cmd == "run" || cmd == "continue" || cmd == "c" || cmd == "r") {
         if (!alive) throw UsageError("the program is not running");
+        begin_command(); // before "running": a Ctrl-C after it must stop the run
+        if (cmd == "run" || cmd == "r") {
+          std::printf("running from %s %s\n", hex(cpu.pc()).c_str(), where(*image, cpu.pc()).c_str());
+          std::fflush(stdout);
+        }
         dbg.cont();
         alive = go();
       } else if (cmd == "step" || cmd == "s") {
         if (!alive) throw UsageError("the program is not running");
         std::string n_text;
         const uint64_t n = in >> n_text ? parse_count("step", n_text) : 1;
+        begin_command();
         dbg.step(n + 1); // stop before the (n+1)-th: n executed
         alive = go();
+      } else if (cmd == "budget") {
+        std::string n_text;
+        if (in >> n_text) budget = parse_count("budget", n_text);
+        if (budget) std::printf("budget: %llu instructions per command\n", static_cast<unsigned long long>(budget));
+        else std::printf("budget: none (Ctrl-C stops the program)\n");
       } else if (cmd == "regs") {
         std::printf("%s", cpu.register_dump().c_str());
       } else if (cmd == "mem" || cmd == "x") {
