@@ -1,7 +1,8 @@
 // The firmware debugger's engine: breakpoints, watchpoints on SRAM and registers, single
 // stepping, and backtraces. It is a vm::Instrument (vm/cpu.h): attached, it stops the CPU
 // (StopReason::Break) before an instruction at a breakpoint, after a given number of
-// steps, or after an instruction that changed a watched location; detached, it costs
+// steps, at a return address in a given frame (`next`, `finish`), or after an
+// instruction that changed a watched location; detached, it costs
 // nothing. `lanaikit debug` (tools/cmd_debug.cpp) is its command line; the Lua layer can
 // attach one to a chip (vm::Chip::set_instrument).
 #pragma once
