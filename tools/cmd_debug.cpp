@@ -400,7 +400,7 @@ int cmd_debug(int argc, char** argv) {
         const uint64_t n = in >> n_text ? parse_count("step", n_text) : 1;
         begin_command();
         started = true;
-        dbg.step(n + 1); // stop before the (n+1)-th: n executed
+        dbg.step(n == UINT64_MAX ? n : n + 1); // stop before the (n+1)-th: n executed
         alive = go();
       } else if (cmd == "next" || cmd == "n") {
         if (!alive) throw UsageError("the program is not running (run starts it again)");

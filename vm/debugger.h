@@ -58,8 +58,9 @@ public:
   // in a deeper recursive one. For `next` and `finish`; cleared when reached.
   void run_to(uint32_t pc, uint32_t min_sp) { target_ = Target{pc, min_sp}; }
   // The run stopped before `pc` for another reason (an instruction budget, an interrupt):
-  // a breakpoint there is passed over when it resumes, as after a breakpoint stop.
-  void resume_from(uint32_t pc) { passed_over_ = pc; stop_next_ = false; }
+  // a breakpoint there is passed over when it resumes, as after a breakpoint stop (a
+  // watchpoint the last instruction triggered still stops it at once).
+  void resume_from(uint32_t pc) { passed_over_ = pc; }
   // The program was reloaded: watched values are read afresh and pending stops forgotten
   // (breakpoints and watchpoints are kept).
   void restart();
