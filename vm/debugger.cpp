@@ -71,20 +71,40 @@ void Debugger::watch_register(unsigned r) {
   reg_watches_.push_back({r, r == kSwReg ? cpu_.sw() : cpu_.reg(r)});
 }
 
+void Debugger::restart() {
+  for (MemWatch& w : mem_watches_) cpu_.sram().read(w.addr, w.last);
+  for (RegWatch& w : reg_watches_) w.last = w.reg == kSwReg ? cpu_.sw() : cpu_.reg(w.reg);
+  steps_left_ = 0;
+  stop_next_ = false;
+  passed_over_.reset();
+  target_.reset();
+  stop_ = Stop::None;
+}
+
 bool Debugger::before(uint32_t pc) {
   if (stop_next_) {
     stop_next_ = false;
     passed_over_ = pc;
+    stop_ = Stop::Watchpoint;
     return false;
   }
   if (steps_left_ > 0 && --steps_left_ == 0) {
     reason_ = "step";
     passed_over_ = pc;
+    stop_ = Stop::Step;
+    return false;
+  }
+  if (target_ && target_->pc == pc && cpu_.reg(4) >= target_->min_sp) { // r4 is %sp
+    target_.reset();
+    reason_ = "returned";
+    passed_over_ = pc;
+    stop_ = Stop::Target;
     return false;
   }
   if (breakpoints_.count(pc) && passed_over_ != pc) {
     reason_ = "breakpoint " + hex(pc);
     passed_over_ = pc;
+    stop_ = Stop::Breakpoint;
     return false;
   }
   passed_over_.reset();

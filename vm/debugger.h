@@ -1,7 +1,8 @@
 // The firmware debugger's engine: breakpoints, watchpoints on SRAM and registers, single
 // stepping, and backtraces. It is a vm::Instrument (vm/cpu.h): attached, it stops the CPU
 // (StopReason::Break) before an instruction at a breakpoint, after a given number of
-// steps, or after an instruction that changed a watched location; detached, it costs
+// steps, at a return address in a given frame (`next`, `finish`), or after an
+// instruction that changed a watched location; detached, it costs
 // nothing. `lanaikit debug` (tools/cmd_debug.cpp) is its command line; the Lua layer can
 // attach one to a chip (vm::Chip::set_instrument).
 #pragma once
@@ -48,13 +49,26 @@ public:
 
   // The next run stops before the n-th instruction from now (n >= 1): `step 1` executes
   // exactly one instruction.
-  void step(uint64_t n) { steps_left_ = n; }
+  void step(uint64_t n) { steps_left_ = n; target_.reset(); }
   // Run until a breakpoint or watchpoint (the breakpoint at the current pc, if any, is
   // passed over first).
-  void cont() { steps_left_ = 0; }
+  void cont() { steps_left_ = 0; target_.reset(); }
+  // After cont(): also stop before `pc` once the stack pointer is at least `min_sp` (the
+  // stack grows down), i.e. when a call returns to `pc` in the frame that made it and not
+  // in a deeper recursive one. For `next` and `finish`; cleared when reached.
+  void run_to(uint32_t pc, uint32_t min_sp) { target_ = Target{pc, min_sp}; }
+  // The run stopped before `pc` for another reason (an instruction budget, an interrupt):
+  // a breakpoint there is passed over when it resumes, as after a breakpoint stop (a
+  // watchpoint the last instruction triggered still stops it at once).
+  void resume_from(uint32_t pc) { passed_over_ = pc; }
+  // The program was reloaded: watched values are read afresh and pending stops forgotten
+  // (breakpoints and watchpoints are kept).
+  void restart();
 
-  // Why the last Break happened: "breakpoint 0x...", "watchpoint ... changed a -> b",
-  // "step".
+  // What the last Break was and why: "breakpoint 0x...", "watchpoint ... changed a -> b",
+  // "step", "returned".
+  enum class Stop : uint8_t { None, Step, Breakpoint, Watchpoint, Target };
+  Stop stop() const { return stop_; }
   const std::string& reason() const { return reason_; }
 
   bool before(uint32_t pc) override;
@@ -69,6 +83,9 @@ private:
     unsigned reg;
     uint32_t last;
   };
+  struct Target {
+    uint32_t pc, min_sp;
+  };
   Cpu& cpu_;
   std::set<uint32_t> breakpoints_;
   std::vector<MemWatch> mem_watches_;
@@ -76,7 +93,9 @@ private:
   uint64_t steps_left_ = 0;
   bool stop_next_ = false;
   std::optional<uint32_t> passed_over_; // the breakpoint we stopped at: not again at once
+  std::optional<Target> target_;
   uint64_t executed_ = 0;
+  Stop stop_ = Stop::None;
   std::string reason_;
 };
 

@@ -59,6 +59,12 @@ public:
   std::string take_output() { return std::move(output_); }
   bool exited() const { return exited_; }
   uint32_t exit_status() const { return exit_status_; }
+  // Forget the output and the exit (a debugger restarting the program).
+  void reset() {
+    output_.clear();
+    exited_ = false;
+    exit_status_ = 0;
+  }
 
 private:
   uint32_t sram_size_;
