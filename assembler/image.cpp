@@ -84,14 +84,20 @@ const Symbol* FirmwareImage::symbol_at(uint32_t addr) const {
 }
 
 std::optional<uint32_t> FirmwareImage::address_of_line(std::string_view file, uint32_t line) const {
-  std::optional<uint32_t> best;
+  // As a debugger does: a line without code of its own (a comment, a declaration, a line
+  // the optimiser merged away) means the next line of that file that has code.
+  std::optional<uint32_t> best, best_line;
   for (const LineRow& row : lines) {
-    if (row.end_sequence || row.line != line || row.file >= files.size()) continue;
+    if (row.end_sequence || row.line < line || row.file >= files.size()) continue;
     const std::string& f = files[row.file];
     const bool match = f == file || (f.size() > file.size() &&
                                      f.compare(f.size() - file.size(), file.size(), file) == 0 &&
                                      f[f.size() - file.size() - 1] == '/');
-    if (match && (!best || row.address < *best)) best = row.address;
+    if (!match) continue;
+    if (!best_line || row.line < *best_line || (row.line == *best_line && row.address < *best)) {
+      best_line = row.line;
+      best = row.address;
+    }
   }
   return best;
 }

@@ -93,7 +93,9 @@ struct FirmwareImage {
   // built with -g). nullopt outside any line-table sequence.
   std::optional<SourceLocation> line_at(uint32_t addr) const;
   // The lowest address whose line-table row is `line` of a file named `file` (the whole
-  // path, or its last components: "raw.fw", "firmware/raw/raw.fw"); nullopt if none.
+  // path, or its last components: "raw.fw", "firmware/raw/raw.fw"); when that line has no
+  // code (a comment, or optimised away), the next line of the file that has, as gdb
+  // does; nullopt if none.
   std::optional<uint32_t> address_of_line(std::string_view file, uint32_t line) const;
   // A location as a user writes it: an address ("0x90", "144"), a symbol, or FILE:LINE.
   std::optional<uint32_t> resolve_location(std::string_view loc) const;

@@ -71,7 +71,10 @@ std::string hex(uint32_t v) {
 uint32_t resolve(const assembler::FirmwareImage& image, const std::string& loc) {
   if (const auto a = image.resolve_location(loc)) return *a;
   if (loc.find(':') != std::string::npos)
-    throw UsageError("no code for " + loc + " in the line table (built with -g?)");
+    throw UsageError(image.lines.empty()
+                         ? "no code for " + loc + ": the image has no line table (build with -g)"
+                         : "no code at or after " + loc + " in the line table (is the file "
+                           "part of this image?)");
   throw UsageError("no symbol '" + loc + "'");
 }
 

@@ -159,6 +159,10 @@ def main():
         c.check("run after the program exited starts it again",
                 "program exited with status 18" in out and out.count("restarting:") == 2
                 and out.rstrip().endswith("main+0x0 (calls.c:6)") and p.returncode == 0, (p.returncode, out))
+        p = run([lk, "debug", calls], input="break calls.c:1\nbreak calls.c:99\nquit\n")
+        c.check("break on a line without code moves to the next line with code, as gdb does",
+                re.search(r"breakpoint at 0x[0-9a-f]{8} twice\+0x0 \(calls\.c:2\)", p.stdout) is not None
+                and "no code at or after calls.c:99 in the line table" in p.stdout, p.stdout)
         p = run([lk, "debug", calls], input="finish\nrun\nfinish\nnext\nquit\n")
         c.check("finish in the outermost frame is an error",
                 "error: finish: the outermost frame has no caller" in p.stdout, p.stdout)
@@ -177,6 +181,9 @@ def main():
 
         # Without -g, next is one instruction, or a whole call with its delay slot.
         nog = build("calls_nog.c", CALLS_C, "-O0")
+        p = run([lk, "debug", nog], input="break calls.c:3\nquit\n")
+        c.check("break FILE:LINE without a line table says to build with -g",
+                "no code for calls.c:3: the image has no line table (build with -g)" in p.stdout, p.stdout)
         p = run([lk, "debug", nog], input="break twice\ndisas main 40\nquit\n")
         m = re.search(r"breakpoint at (0x[0-9a-f]+)", p.stdout)
         twice = int(m.group(1), 16) if m else -1
