@@ -12,6 +12,8 @@ import subprocess
 import sys
 import tempfile
 
+from checker import Checker
+
 HELLO_C = r"""
 #include <stdint.h>
 static void out(char c) { *(volatile uint32_t*)0xFFFFF000u = (uint8_t)c; }
@@ -73,20 +75,6 @@ int main(void) {
   return *(volatile int*)(f == 120 ? 0x900000 : 0); /* a deliberate bus error */
 }
 """
-
-
-class Checker:
-    def __init__(self):
-        self.passed = 0
-        self.failed = 0
-
-    def check(self, name, ok, detail=""):
-        if ok:
-            self.passed += 1
-            print(f"  ok   {name}")
-        else:
-            self.failed += 1
-            print(f"  FAIL {name}\n       {detail}")
 
 
 def run(cmd, **kw):

@@ -13,6 +13,8 @@ import subprocess
 import sys
 import tempfile
 
+from checker import Checker
+
 LOOP_C = r"""
 int main(void) { for (volatile int i = 0;; ++i) {} }
 """
@@ -49,20 +51,6 @@ fn main() -> i32 {
   return 0;
 }
 """
-
-
-class Checker:
-    def __init__(self):
-        self.passed = 0
-        self.failed = 0
-
-    def check(self, name, ok, detail=""):
-        if ok:
-            self.passed += 1
-            print(f"  ok   {name}")
-        else:
-            self.failed += 1
-            print(f"  FAIL {name}\n       {detail}")
 
 
 def run(cmd, **kw):
