@@ -42,15 +42,17 @@ host::Process& Node::spawn(std::string name, host::Process::Body body, Time at) 
 // ---- PIO ----------------------------------------------------------------------------------
 
 void Node::pio_write(host::Process& p, uint32_t sram_offset, std::span<const uint8_t> bytes) {
-  for (size_t i = 0; i < bytes.size(); i += 4) {
-    // One PCI write per 32-bit word; the (up to) four bytes travel packed in the event.
-    const uint32_t n = uint32_t(std::min<size_t>(4, bytes.size() - i));
-    uint32_t packed = 0;
-    for (uint32_t k = 0; k < n; ++k) packed |= uint32_t(bytes[i + k]) << (8 * k);
+  // One PCI write per store (4 or 8 bytes, pio_store_bytes); its bytes travel packed in
+  // the event.
+  const size_t width = pci_.params().pio_store_bytes;
+  for (size_t i = 0; i < bytes.size(); i += width) {
+    const uint32_t n = uint32_t(std::min(width, bytes.size() - i));
+    uint64_t packed = 0;
+    for (uint32_t k = 0; k < n; ++k) packed |= uint64_t(bytes[i + k]) << (8 * k);
     const uint32_t at = sram_offset + uint32_t(i);
     p.post([this, at, n, packed] {
       pci_.pio_write(n, [this, at, n, packed] {
-        uint8_t word[4];
+        uint8_t word[8];
         for (uint32_t k = 0; k < n; ++k) word[k] = uint8_t(packed >> (8 * k));
         chip_.host_write_sram(at, std::span<const uint8_t>(word, n));
       });

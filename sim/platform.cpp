@@ -138,7 +138,8 @@ struct Reader {
   void pci(const LuaTable& t) {
     host::PciParams c;
     t.only({"pio_read_ns", "pio_write_ns", "pio_write_issue_ns", "pio_write_latency_ns",
-            "dma_setup_ns", "dma", "dma_to_host", "dma_from_host", "dma_burst_bytes"});
+            "dma_setup_ns", "dma", "dma_to_host", "dma_from_host", "dma_burst_bytes",
+            "pio_store_bytes"});
     c.pio_read_latency = ns_or(t, "pio_read_ns", 0);
     // Papers give one number for a posted write (the cost of a store as the host sees
     // it): it is both the CPU's issue cost and the write's bus time, unless the file
@@ -153,6 +154,11 @@ struct Reader {
     c.pio_write_issue = write_part("pio_write_issue_ns");
     c.pio_write_latency = write_part("pio_write_latency_ns");
     c.dma_setup = ns_or(t, "dma_setup_ns", 0);
+    if (t.has("pio_store_bytes")) {
+      const int64_t w = t.integer("pio_store_bytes");
+      if (w != 4 && w != 8) t.fail("pio_store_bytes", "expected 4 or 8");
+      c.pio_store_bytes = uint32_t(w);
+    }
     const bool both = t.has("dma");
     if (!both && !(t.has("dma_to_host") && t.has("dma_from_host")))
       t.fail("dma", "give a DMA bandwidth curve: `dma` for both directions, or both "

@@ -28,6 +28,8 @@ void validate_curve(const std::vector<BandwidthPoint>& c, const char* name) {
 void PciParams::validate() const {
   if (pio_read_latency < 0) throw std::invalid_argument("PciParams.pio_read_latency < 0");
   if (pio_write_issue < 0) throw std::invalid_argument("PciParams.pio_write_issue < 0");
+  if (pio_store_bytes != 4 && pio_store_bytes != 8)
+    throw std::invalid_argument("PciParams.pio_store_bytes must be 4 or 8");
   if (pio_write_latency < 0) throw std::invalid_argument("PciParams.pio_write_latency < 0");
   if (dma_setup < 0) throw std::invalid_argument("PciParams.dma_setup < 0");
   validate_curve(dma_to_host, "dma_to_host");

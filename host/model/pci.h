@@ -55,6 +55,11 @@ struct PciParams {
   // From posting a store to its landing in the device, uncontended. Also the time the
   // write holds the bus.
   sim::Time pio_write_latency = 0;
+  // Bytes one host store carries to the card: 4 (a 32-bit store), or 8 where the host CPU
+  // has a 64-bit store the bus passes whole (PA-RISC's floating-point double store, which
+  // Hamlyn's direct I/O used: paper Table 4, "only 8 STORE instructions"). A block written
+  // by Node::pio_write costs one store per this many bytes.
+  uint32_t pio_store_bytes = 4;
   // Per DMA transfer, before its first byte moves (arbitration, address phase, engine
   // start); holds the bus.
   sim::Time dma_setup = 0;

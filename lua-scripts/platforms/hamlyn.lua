@@ -19,6 +19,10 @@ return {
     -- "Host I/O writes 1.4": "only 8 STORE instructions"): one number for a posted
     -- write, used both for the CPU's issue cost and for the write's bus time.
     pio_write_ns = 175,
+    -- "8 STORE instructions" for a 16-byte fast-mode message: its request block and data
+    -- are about 64 bytes, so each store carried 8 (the PA-RISC double-word floating-point
+    -- store, the usual way to move 64 bits to an I/O device on that machine).
+    pio_store_bytes = 8,
     dma_to_host = 106,          -- "DMA into host memory up to 106 MB/s" (no curve given: flat)
     dma_from_host = 32,         -- "out of host memory 32 MB/s" (no curve given: flat)
     -- pio_read_ns = 0: the paper gives no figure for a host load from the card
