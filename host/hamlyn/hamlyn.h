@@ -51,6 +51,11 @@ struct Costs {
   sim::Time recv_call = 0;      // h_recv finding a message: the entry decoded, cursor moved
   sim::Time recv_poll = 0;      // h_recv finding none (a cached load: no bus traffic)
   sim::Time context_switch = 0; // a sleeping receiver woken by the driver
+  // The upper level (protocols.h). A tagged remote write's whole send and receive calls
+  // (the lower level's included), and any other protocol call's own work.
+  sim::Time trw_send = 0;
+  sim::Time trw_recv = 0;
+  sim::Time proto_call = 0;
   std::vector<std::string> defaulted;
 };
 Costs costs_from_platform(const sim::Platform& platform);
@@ -107,6 +112,7 @@ public:
   Application(Hamlyn& h, uint32_t node, uint32_t terminus, uint32_t nqcb);
   uint32_t node() const { return node_; }
   uint32_t terminus() const { return terminus_; }
+  const Costs& costs() const;
   sim::Node& host() const;
 
   // --- set-up (the driver's; untimed) ---
