@@ -84,10 +84,19 @@ struct Hamlyn::Layout {
         accumulator(v.offset("HamlynMeta", "accumulator")), p_key_hi(v.offset("HamlynMeta", "p_key_hi")),
         p_key_lo(v.offset("HamlynMeta", "p_key_lo")), p_low(v.offset("HamlynMeta", "p_low")),
         p_high(v.offset("HamlynMeta", "p_high")), armed(v.offset("HamlynMeta", "armed")) {
-    // The publication store must be the request's last: every field before it.
-    for (uint32_t f : {dest, slot, meta_index, kind, ntuples, key_hi, key_lo, offset, delta, len,
-                       meta_len, fast_word})
-      if (f >= seq) v.fail("HamlynRequest.seq must follow every other field");
+    // The request overlays the route bytes and the packet header (hamlyn_defs.fw): from
+    // `len` on, each field is the header's; `seq` is where the card writes `src`.
+    const uint32_t hdr = v.constant32("MAX_ROUTE");
+    const uint32_t pkt = v.offset("HamlynHeader", "pkt");
+    auto same = [&](uint32_t req, uint32_t at, const char* what) {
+      if (req != hdr + at) v.fail(std::string("HamlynRequest.") + what + " is not over the header's");
+    };
+    same(len, pkt + v.offset("PacketHeader", "len"), "len");
+    same(seq, pkt + v.offset("PacketHeader", "src"), "seq");
+    for (const char* f : {"slot", "meta_index", "key_hi", "key_lo", "offset", "delta", "meta_len", "fast_word"})
+      same(v.offset("HamlynRequest", f), v.offset("HamlynHeader", f), f);
+    if (request_bytes != hdr + v.size("HamlynHeader") || dest >= hdr || kind >= hdr || ntuples >= hdr)
+      v.fail("HamlynRequest must be the route bytes and the header");
   }
   uint32_t entry_bytes, request_bytes, inline_max, queue_entries, send_buffers, meta_max, meta_entry,
       packet_bytes, max_termini, max_nqcbs, max_slots, max_tuples, note_bytes, tuple_bytes;
@@ -107,8 +116,7 @@ struct Hamlyn::Irq {
 Hamlyn::Hamlyn(sim::Cluster& cluster, const assembler::FirmwareImage& image, Costs costs, Options options)
     : cluster_(cluster), image_(image), view_(image_, "hamlyn"), costs_(std::move(costs)),
       options_(options), layout_(std::make_unique<Layout>(view_)) {
-  if (options_.direct_max == 0 || options_.direct_max > layout_->inline_max)
-    options_.direct_max = layout_->inline_max;
+  options_.direct_max = std::min(options_.direct_max, layout_->inline_max);
   kit::load(cluster_, image_);
   const uint32_t n = cluster_.size();
   apps_.resize(n);
@@ -278,7 +286,7 @@ host::Op<Handle> Application::h_send_msg(host::Process& p, const Ticket& t, uint
   if (fast && (meta_len != 0 || len > l.packet_bytes || t.delta != 0))
     throw HamlynError("h_send_msg: a fast-mode ticket sends one packet (at most " +
                       std::to_string(l.packet_bytes) + " bytes), no metadata, delta 0");
-  const bool direct = meta_len + len <= h_.options().direct_max;
+  const bool direct = h_.options().direct_max > 0 && meta_len + len <= h_.options().direct_max;
   Piece dp{0, 0}, mp{0, 0};
   if (!direct) {
     dp = locate(data, len, "data");
@@ -295,6 +303,7 @@ host::Op<Handle> Application::h_send_msg(host::Process& p, const Ticket& t, uint
   std::vector<uint8_t> req(l.request_bytes, 0);
   auto be16 = [&](uint32_t off, uint32_t v) { req[off] = uint8_t(v >> 8), req[off + 1] = uint8_t(v); };
   be16(l.dest, t.node);
+  // (magic, where the card writes the header's, stays 0.)
   be16(l.slot, t.slot);
   be16(l.meta_index, t.meta_index);
   req[l.kind] = uint8_t(direct ? l.kind_direct : l.kind_dma);
@@ -303,7 +312,7 @@ host::Op<Handle> Application::h_send_msg(host::Process& p, const Ticket& t, uint
   kit::put_be32(&req[l.key_lo], uint32_t(t.key));
   kit::put_be32(&req[l.offset], t.base);
   kit::put_be32(&req[l.delta], t.delta);
-  kit::put_be32(&req[l.len], len);
+  kit::put_be32(&req[l.len], meta_len + len);    // the header's: the whole payload
   kit::put_be32(&req[l.meta_len], meta_len);
   kit::put_be32(&req[l.fast_word], fast_word);
   kit::put_be32(&req[l.seq], seq);
@@ -322,14 +331,16 @@ host::Op<Handle> Application::h_send_msg(host::Process& p, const Ticket& t, uint
     kit::put_be32(&body[l.tuple_bytes + 4], dp.offset);
     kit::put_be32(&body[l.tuple_bytes + 8], len);
   }
-  // The request up to the store holding `seq`, the body, then that store: the card takes
-  // the entry when it sees seq, so seq travels last (docs/protocols.md, "Queues").
+  // The header part, the body, the route part, then the store holding `seq` last: the
+  // card takes the entry when it sees seq (docs/protocols.md, "Queues").
   const uint32_t entry = h_.view().ref("queues[" + std::to_string(terminus_) + "]").addr() +
                          (posted_ % l.queue_entries) * l.entry_bytes;
   const uint32_t width = node.pci().params().pio_store_bytes;
-  const uint32_t last = l.seq / width * width;
-  node.pio_write(p, entry, std::span<const uint8_t>(req.data(), last));
+  const uint32_t last = l.seq / width * width;        // the store that carries seq
+  const uint32_t hdr_from = l.seq + 4;                // `len` on
+  node.pio_write(p, entry + hdr_from, std::span<const uint8_t>(req.data() + hdr_from, l.request_bytes - hdr_from));
   if (!body.empty()) node.pio_write(p, entry + l.request_bytes, body);
+  node.pio_write(p, entry, std::span<const uint8_t>(req.data(), last));
   node.pio_write(p, entry + last, std::span<const uint8_t>(req.data() + last, l.seq + 4 - last));
   posted_ = seq;
   co_return Handle{seq};

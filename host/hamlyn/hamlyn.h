@@ -181,7 +181,9 @@ struct Options {
   // discards packets after `handshake_ticks` RTC ticks without a change (0: no timer).
   sim::Time handshake_period = 1 * sim::kMillisecond;
   uint32_t handshake_ticks = 8000;
-  uint32_t direct_max = 0;        // direct I/O for metadata + data up to this (0: an entry's room)
+  // Direct I/O for metadata + data up to this many bytes (at most an entry's room, the
+  // default); 0: every send is a DMA request.
+  uint32_t direct_max = UINT32_MAX;
 };
 
 // One per cluster: loads the control program on every node, the driver (set-up, the

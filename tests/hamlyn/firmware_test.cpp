@@ -96,7 +96,7 @@ public:
     set("key_lo", r.key & 0xFFFFFFFFu);
     set("offset", r.offset);
     set("delta", r.delta);
-    set("len", len);
+    set("len", meta_len + len);   // the header's: the whole payload
     set("meta_len", meta_len);
     set("fast_word", r.fast_word);
   }
