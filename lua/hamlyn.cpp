@@ -12,7 +12,8 @@
 //
 // Host memory is read and written with node:host_write / node:host_read (addresses are
 // host physical: Hamlyn's regions are contiguous, docs/hamlyn.md). opts: queue_entries,
-// handshake_period_ns, handshake_ticks, direct_max, costs (a table of host.costs entries).
+// handshake_period_ns, handshake_ticks, direct_max, multipath, costs (a table of host.costs
+// entries).
 #include "lua/kit.h"
 
 #include "host/hamlyn/protocols.h"
@@ -136,7 +137,8 @@ int lk_hamlyn(lua_State* L) {
   hamlyn::Costs costs = library_call(a, [&] { return hamlyn::costs_from_platform(box.platform); });
   if (!a.none(3)) {
     const TableArg t = a.table(3);
-    t.only({"queue_entries", "handshake_period_ns", "handshake_ticks", "direct_max", "costs"});
+    t.only({"queue_entries", "handshake_period_ns", "handshake_ticks", "direct_max", "multipath", "costs"});
+    if (t.has("multipath")) o.multipath = t.boolean("multipath");
     if (t.has("queue_entries")) o.queue_entries = uint32_t(t.positive("queue_entries"));
     if (auto v = t.opt_time_ns("handshake_period_ns")) o.handshake_period = *v;
     if (t.has("handshake_ticks")) o.handshake_ticks = t.u32("handshake_ticks");

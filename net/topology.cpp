@@ -99,6 +99,13 @@ std::unique_ptr<Network> build_switch_chain(sim::Kernel& kernel, uint32_t switch
   return net;
 }
 
+std::vector<std::vector<uint8_t>> Network::paths(uint32_t src, uint32_t dst) const {
+  std::vector<std::vector<uint8_t>> all{route(src, dst)};
+  if (src < alternatives_.size() && dst < alternatives_[src].size())
+    for (const auto& a : alternatives_[src][dst]) all.push_back(a);
+  return all;
+}
+
 std::unique_ptr<Network> build_two_level_clos(sim::Kernel& kernel, uint32_t leaves,
                                               uint32_t nodes_per_leaf, uint32_t spines,
                                               const LinkConfig& link, SwitchConfig switch_config) {
@@ -121,12 +128,18 @@ std::unique_ptr<Network> build_two_level_clos(sim::Kernel& kernel, uint32_t leav
   const uint32_t n = leaves * m;
   auto& r = net->routes();
   r.assign(n, std::vector<std::vector<uint8_t>>(n));
+  auto& alt = net->alternatives();
+  alt.assign(n, std::vector<std::vector<std::vector<uint8_t>>>(n));
   for (uint32_t src = 0; src < n; ++src)
     for (uint32_t dst = 0; dst < n; ++dst) {
-      if (src / m == dst / m)
+      if (src / m == dst / m) {
         r[src][dst] = {uint8_t(dst % m)};
-      else
-        r[src][dst] = {uint8_t(m + (src + dst) % spines), uint8_t(dst / m), uint8_t(dst % m)};
+        continue;
+      }
+      const uint32_t s0 = (src + dst) % spines;
+      r[src][dst] = {uint8_t(m + s0), uint8_t(dst / m), uint8_t(dst % m)};
+      for (uint32_t k = 1; k < spines; ++k)
+        alt[src][dst].push_back({uint8_t(m + (s0 + k) % spines), uint8_t(dst / m), uint8_t(dst % m)});
     }
   return net;
 }

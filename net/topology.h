@@ -39,6 +39,14 @@ public:
   const std::vector<uint8_t>& route(uint32_t src, uint32_t dst) const {
     return routes_.at(src).at(dst);
   }
+  // Every route from src to dst, the default one (route()) first: the alternatives a
+  // multi-path network offers (a Clos: one per spine), for control programs that spread a
+  // message's packets over them (adaptive routing; they may then arrive out of order).
+  // A network whose builder set none has one path per pair, route().
+  std::vector<std::vector<uint8_t>> paths(uint32_t src, uint32_t dst) const;
+  // Alternatives beyond route(), [src][dst] (builders of multi-path networks fill it).
+  std::vector<std::vector<std::vector<std::vector<uint8_t>>>>& alternatives() { return alternatives_; }
+
   // A packet from src to dst: route bytes then payload.
   Packet make_packet(uint32_t src, uint32_t dst, uint64_t id,
                      const std::vector<uint8_t>& payload) const;
@@ -55,6 +63,7 @@ private:
   std::vector<Link*> node_tx_, node_rx_;
   std::vector<std::pair<Switch*, uint32_t>> node_port_;
   std::vector<std::vector<std::vector<uint8_t>>> routes_; // [src][dst]
+  std::vector<std::vector<std::vector<std::vector<uint8_t>>>> alternatives_; // [src][dst][k]
 };
 
 // One switch with `nodes` nodes, node i on port i. Needs nodes <= switch_config.ports.
@@ -74,7 +83,8 @@ std::unique_ptr<Network> build_switch_chain(sim::Kernel& kernel, uint32_t switch
 // l*nodes_per_leaf + p on leaf l, port p) and one uplink from every leaf to each of `spines`
 // spine switches (leaf port nodes_per_leaf + s to spine s, port l). Nodes on one leaf talk
 // through it alone; otherwise the route is {up to spine s, down to the leaf, node port} with
-// s = (src + dst) % spines, a fixed spread of pairs over the spines.
+// s = (src + dst) % spines, a fixed spread of pairs over the spines; paths() lists the
+// routes through every spine, that one first.
 std::unique_ptr<Network> build_two_level_clos(sim::Kernel& kernel, uint32_t leaves,
                                               uint32_t nodes_per_leaf, uint32_t spines,
                                               const LinkConfig& link, SwitchConfig switch_config);

@@ -124,6 +124,8 @@ Hamlyn::Hamlyn(sim::Cluster& cluster, const assembler::FirmwareImage& image, Cos
   for (uint32_t i = 0; i < n; ++i) {
     drivers_.push_back(std::make_unique<Driver>(cluster_.node(i), view_));
     kit::write_routes(cluster_, i, view_.ref("hamlyn.routes"));
+    kit::write_paths(cluster_, i, view_.ref("hamlyn.paths"), view_.constant32("MAX_PATHS"));
+    kit::poke(cluster_.node(i), view_.ref("hamlyn.multipath"), options_.multipath ? 1 : 0);
     drivers_.back()->go(i, n, options_.handshake_period > 0 ? options_.handshake_ticks : 0);
   }
   // The driver's interrupt service: a card raised LAN0 for a queue whose receiver sleeps;

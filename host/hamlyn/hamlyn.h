@@ -184,6 +184,9 @@ struct Options {
   // Direct I/O for metadata + data up to this many bytes (at most an entry's room, the
   // default); 0: every send is a DMA request.
   uint32_t direct_max = UINT32_MAX;
+  // Adaptive routing: spread each destination's packets over the network's paths to it
+  // (net::Network::paths: a Clos has one per spine), so they may arrive out of order.
+  bool multipath = false;
 };
 
 // One per cluster: loads the control program on every node, the driver (set-up, the

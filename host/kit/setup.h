@@ -30,6 +30,12 @@ void load(sim::Cluster& cluster, const assembler::FirmwareImage& image);
 // Writes node `node`'s route table (the network's source routes to every node). Throws
 // KitError if the table has fewer entries than the cluster has nodes.
 void write_routes(sim::Cluster& cluster, uint32_t node, const Ref& table);
+// Multi-path routes (adaptive routing): `table` holds `per_node` routes per destination
+// (entry dst * per_node + k), route k being path k of net::Network::paths(node, dst),
+// repeated round the paths a pair has when it has fewer (so every entry is a valid route
+// and a program spreading packets over the entries needs no count). Same struct and
+// conventions as write_routes.
+void write_paths(sim::Cluster& cluster, uint32_t node, const Ref& table, uint32_t per_node);
 // Starts every node's CPU and, with a driver, its driver process right after it (node by
 // node, so events at time zero keep one order whatever the protocol).
 void start(sim::Cluster& cluster, Driver* driver = nullptr);
