@@ -372,6 +372,93 @@ TEST(HamlynFirmware, TerminiShareTheLinkRoundRobin) {
   EXPECT_EQ(test::difference(b.h.mem(1, b.area.addr + 8192, 4096), d), "");
 }
 
+TEST(HamlynFirmware, BadRequestsAreRefusedAtTheSenderAndSendNothing) {
+  HamlynBench b;
+  b.receiver(1);
+  b.sender(0, 0);
+  b.sender(0, 1);
+  b.go();
+  Request r;
+  // A tuple past its send buffer (8 KB), a tag no buffer has, a tuple sum short of the
+  // length, a direct entry longer than an entry holds, an unknown kind, no route.
+  b.post_dma(0, 0, r, {0, 0, 0}, {{0, 8000, 400}});
+  b.post_dma(0, 0, r, {0, 0, 0}, {{5, 0, 16}});
+  b.post_dma(0, 0, r, {0, 0, 0}, {{0, 0, 16}, {1, 8192, 1}});
+  {
+    const std::string e = b.entry(0, 0);
+    b.write_request(0, e, r, b.h.constant("ReqKind.DIRECT"), 0, b.h.constant("INLINE_MAX") + 1, 0);
+    b.publish(0, 0, e);
+  }
+  {
+    const std::string e = b.entry(0, 0);
+    b.write_request(0, e, r, 9, 0, 4, 0);
+    b.publish(0, 0, e);
+  }
+  Request far = r;
+  far.dest = 40;                       // no such node
+  b.post_direct(0, 0, far, {}, test::pattern(8, 1));
+  // Terminus 1 names tag 0: its own buffer 0, never terminus 0's (the tags are per terminus).
+  const auto mine = test::pattern(64, 2);
+  b.fill_sendbuf(0, 1, 0, 0, mine);
+  b.fill_sendbuf(0, 0, 0, 0, test::pattern(64, 3));
+  Request ok = r;
+  ok.offset = 4096;
+  b.post_dma(0, 1, ok, {0, 0, 0}, {{0, 0, 64}});
+  b.h.run([&] { return b.sent(0, 0) == 6 && b.counter(1, "messages_in") == 1; });
+  EXPECT_EQ(b.counter(0, "termini[0].rejected"), 6u);
+  EXPECT_EQ(b.counter(0, "termini[0].packets"), 0u);
+  EXPECT_EQ(b.counter(1, "packets_in"), 1u);
+  EXPECT_EQ(test::difference(b.h.mem(1, b.area.addr + 4096, 64), mine), "");
+  EXPECT_EQ(b.h.mem(1, b.area.addr, 4096), std::vector<uint8_t>(4096, 0));
+}
+
+TEST(HamlynFirmware, CorruptedPacketsAreCountedAndTheNextMessageArrives) {
+  // Node 0's link corrupts its first two packets.
+  HamlynBench b(2, 256, [](sim::ClusterParams& cp) { cp.link.faults.corrupt_packets = {0, 1}; });
+  b.receiver(1);
+  b.sender(0);
+  b.go();
+  Request r;
+  r.meta_index = 0xFFFF;
+  const auto d = test::pattern(32, 4);
+  for (int i = 0; i < 3; ++i) b.post_direct(0, 0, r, {}, d);
+  b.h.run([&] { return b.counter(1, "messages_in") == 1 && b.sent(0) == 3; });
+  b.h.run_for(100 * sim::kMicrosecond);
+  // Each corrupted packet is refused and counted once.
+  EXPECT_EQ(b.counter(1, "bad_crc"), 2u);
+  EXPECT_EQ(b.counter(1, "messages_in"), 1u);
+  EXPECT_EQ(test::difference(b.h.mem(1, b.area.addr, 32), d), "");
+}
+
+TEST(HamlynFirmware, OneShotEntriesBoundTheNotificationQueue) {
+  // 4 one-shot entries and a queue of 4 notifications: a sender that sends 12 messages
+  // (3 to each entry) gets 4 in and the queue is never overwritten.
+  HamlynBench b;
+  b.receiver(1, 8192, SlotMode::ParanoidOneShot, 4, 4);
+  b.sender(0);
+  b.go();
+  for (uint32_t i = 0; i < 4; ++i) {
+    const uint64_t e = b.meta.addr + 128 * i;
+    const uint32_t words[5] = {uint32_t(kKey >> 32), uint32_t(kKey), 0, 8192, 1};
+    for (uint32_t k = 0; k < 5; ++k) {
+      uint8_t x[4] = {uint8_t(words[k] >> 24), uint8_t(words[k] >> 16), uint8_t(words[k] >> 8), uint8_t(words[k])};
+      b.h.node(1).memory().write(e + 64 + 4 * k, x);
+    }
+  }
+  for (uint32_t m = 0; m < 12; ++m) {
+    Request r;
+    r.meta_index = m % 4;
+    r.offset = 64 * m;
+    b.post_direct(0, 0, r, {}, test::pattern(16, m));
+  }
+  b.h.run([&] { return b.sent(0) == 12; });
+  b.h.run_for(200 * sim::kMicrosecond);
+  EXPECT_EQ(b.counter(1, "messages_in"), 4u);
+  EXPECT_EQ(b.counter(1, "bad_one_shot"), 8u);
+  // The four entries of the first lap, in order, each naming its metadata entry.
+  for (uint32_t i = 0; i < 4; ++i) EXPECT_EQ(b.note(1, i).first, 0x80000000u | i) << i;
+}
+
 TEST(HamlynFirmware, OutOfOrderPacketsReassembleAndGroupReceiveHolds) {
   // A two-level Clos (2 leaves of 2 nodes, 2 spines) whose links delay a quarter of their
   // packets by 6 us; with multipath on, each message's packets alternate between the
