@@ -236,6 +236,8 @@ llvm::Expected<Object> assemble(std::string_view source, std::string_view name,
   parser->setTargetParser(*tap);
   bool failed = parser->Run(/*NoInitialTextSection=*/false);
   dctx.flush();
+  if (guard.errors >= kMaxErrors)
+    diag_os << name << ": note: the assembly stopped after " << kMaxErrors << " errors\n";
   set_llvm_error_context({});
   // The parsers refer to the streamer: destroy them first. (Run() has already finished
   // the streamer, which wrote the object.)
