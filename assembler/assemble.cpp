@@ -1,5 +1,6 @@
 #include "assembler/assemble.h"
 #include "assembler/asm_limits.h"
+#include "assembler/mc_guard.h"
 
 #include <cstdlib>
 #include <memory>
@@ -48,6 +49,7 @@ llvm::Error make_error(const llvm::Twine& msg) {
 const llvm::Target* lanai_target(std::string& err) {
   static std::once_flag once;
   std::call_once(once, [] {
+    install_llvm_error_handlers();
     LLVMInitializeLanaiTargetInfo();
     LLVMInitializeLanaiTargetMC();
     LLVMInitializeLanaiAsmParser();
@@ -99,22 +101,79 @@ llvm::Expected<Object> assemble(std::string_view source, std::string_view name,
   std::string diags;
   llvm::raw_string_ostream diag_os(diags);
   bool had_error = false;
+  McGuard guard;
+  guard.sram_bytes = options.sram_size;
+  guard.max_statements = options.max_statements;
+  set_llvm_error_context(std::string(name));
 
   llvm::SourceMgr srcmgr;
   srcmgr.AddNewSourceBuffer(
       llvm::MemoryBuffer::getMemBufferCopy(llvm::StringRef(source.data(), source.size()),
                                            llvm::StringRef(name.data(), name.size())),
       llvm::SMLoc());
+  guard.srcmgr = &srcmgr;
+  // An error inside a macro or `.rept` expansion is located in MC's "<instantiation>"
+  // buffer, followed by one "while in macro instantiation" note per level, the last one in
+  // the user's file: the error is held and printed at that last place instead.
   struct DiagCtx {
     llvm::raw_ostream* os;
     bool* had_error;
-  } dctx{&diag_os, &had_error};
+    McGuard* guard;
+    llvm::Optional<llvm::SMDiagnostic> held;
+    llvm::Optional<llvm::SMDiagnostic> outer;
+    void count(const llvm::SMDiagnostic& d) {
+      if (d.getKind() != llvm::SourceMgr::DK_Error) return;
+      *had_error = true;
+      if (++guard->errors >= kMaxErrors) guard->stop = true;
+    }
+    void flush() {
+      if (!held) return;
+      if (outer) {
+        llvm::SMDiagnostic moved(*outer->getSourceMgr(), outer->getLoc(), outer->getFilename(),
+                                 outer->getLineNo(), outer->getColumnNo(),
+                                 llvm::SourceMgr::DK_Error,
+                                 held->getMessage().str() + " (in a macro or '.rept' expansion)",
+                                 outer->getLineContents(), {});
+        moved.print(nullptr, *os, /*ShowColors=*/false);
+      } else {
+        held->print(nullptr, *os, /*ShowColors=*/false);
+      }
+      held.reset();
+      outer.reset();
+    }
+    void print(const llvm::SMDiagnostic& d) {
+      if (held && d.getKind() == llvm::SourceMgr::DK_Note &&
+          d.getMessage() == "while in macro instantiation") {
+        outer = d;
+        return;
+      }
+      flush();
+      if (d.getKind() == llvm::SourceMgr::DK_Error && d.getFilename() == "<instantiation>") {
+        held = d;
+        return;
+      }
+      if (d.getKind() == llvm::SourceMgr::DK_Error &&
+          d.getMessage() == "expected absolute expression") {
+        // Most often `.if end - start` with a label defined further down (llvm-mc says the
+        // same); say what "absolute" needs here.
+        llvm::SMDiagnostic why(*d.getSourceMgr(), d.getLoc(), d.getFilename(), d.getLineNo(),
+                               d.getColumnNo(), d.getKind(),
+                               "expected absolute expression (a value known at this point: "
+                               "labels count only if both are defined above, in one section, "
+                               "with no alignment, '.org' or reservation between them)",
+                               d.getLineContents(), d.getRanges());
+        why.print(nullptr, *os, /*ShowColors=*/false);
+        return;
+      }
+      if (guard->errors <= kMaxErrors || d.getKind() != llvm::SourceMgr::DK_Note)
+        d.print(nullptr, *os, /*ShowColors=*/false);
+    }
+  } dctx{&diag_os, &had_error, &guard, llvm::None, llvm::None};
   srcmgr.setDiagHandler(
       [](const llvm::SMDiagnostic& d, void* p) {
         auto* c = static_cast<DiagCtx*>(p);
-        if (d.getKind() == llvm::SourceMgr::DK_Error)
-          *c->had_error = true;
-        d.print(nullptr, *c->os, /*ShowColors=*/false);
+        c->count(d);
+        if (c->guard->errors <= kMaxErrors) c->print(d);
       },
       &dctx);
 
@@ -125,13 +184,13 @@ llvm::Expected<Object> assemble(std::string_view source, std::string_view name,
   std::unique_ptr<llvm::MCSubtargetInfo> sti(target->createMCSubtargetInfo(tt, "", ""));
   if (!mri || !mai || !mcii || !sti)
     return make_error("LLVM's Lanai target is incomplete (no MC layer)");
+  guard.mai = mai.get();
 
   llvm::MCContext ctx(triple, mai.get(), mri.get(), sti.get(), &srcmgr, &mc_options);
   ctx.setDiagnosticHandler([&](const llvm::SMDiagnostic& d, bool, const llvm::SourceMgr&,
                                std::vector<const llvm::MDNode*>&) {
-    if (d.getKind() == llvm::SourceMgr::DK_Error)
-      had_error = true;
-    d.print(nullptr, diag_os, /*ShowColors=*/false);
+    dctx.count(d);
+    if (guard.errors <= kMaxErrors) dctx.print(d);
   });
   std::unique_ptr<llvm::MCObjectFileInfo> mofi(
       target->createMCObjectFileInfo(ctx, /*PIC=*/false));
@@ -150,23 +209,36 @@ llvm::Expected<Object> assemble(std::string_view source, std::string_view name,
 
   llvm::SmallString<4096> out;
   auto os = std::make_unique<llvm::raw_svector_ostream>(out);
-  llvm::MCAsmBackend* mab = target->createMCAsmBackend(*sti, *mri, mc_options);
+  std::unique_ptr<llvm::MCAsmBackend> lanai_mab(
+      target->createMCAsmBackend(*sti, *mri, mc_options));
   llvm::MCCodeEmitter* ce = target->createMCCodeEmitter(*mcii, *mri, ctx);
-  if (!mab || !ce)
+  if (!lanai_mab || !ce)
     return make_error("LLVM's Lanai target has no assembler backend");
-  std::unique_ptr<llvm::MCStreamer> streamer(target->createMCObjectStreamer(
-      triple, ctx, std::unique_ptr<llvm::MCAsmBackend>(mab), mab->createObjectWriter(*os),
-      std::unique_ptr<llvm::MCCodeEmitter>(ce), *sti, /*RelaxAll=*/false,
-      /*IncrementalLinkerCompatible=*/false, /*DWARFMustBeAtTheEnd=*/false));
+  // The Lanai target makes a plain MCELFStreamer (no target streamer); this is one with
+  // the size checks of mc_guard.h, around a backend that applies resolved fixups exactly.
+  auto mab = std::make_unique<GuardedAsmBackend>(std::move(lanai_mab), guard);
+  std::unique_ptr<llvm::MCObjectWriter> writer = mab->createObjectWriter(*os);
+  auto streamer = std::make_unique<GuardedStreamer>(
+      ctx, std::move(mab), std::move(writer), std::unique_ptr<llvm::MCCodeEmitter>(ce), guard);
+  // As llvm-mc does for assembly to an object: expressions are evaluated with what the
+  // assembler already knows, so `.if end - start` of two labels in one fragment is absolute.
+  streamer->setUseAssemblerInfoForParsing(true);
 
   std::unique_ptr<llvm::MCAsmParser> parser(
       llvm::createMCAsmParser(srcmgr, ctx, *streamer, *mai));
-  std::unique_ptr<llvm::MCTargetAsmParser> tap(
+  std::unique_ptr<llvm::MCTargetAsmParser> lanai_tap(
       target->createMCAsmParser(*sti, *parser, *mcii, mc_options));
-  if (!tap)
+  if (!lanai_tap)
     return make_error("LLVM's Lanai target has no assembly parser");
+  auto tap = std::make_unique<GuardedTargetParser>(std::move(lanai_tap), guard, mc_options,
+                                                   *sti, *mcii);
+  guard.parser = parser.get();
   parser->setTargetParser(*tap);
   bool failed = parser->Run(/*NoInitialTextSection=*/false);
+  dctx.flush();
+  if (guard.errors >= kMaxErrors)
+    diag_os << name << ": note: the assembly stopped after " << kMaxErrors << " errors\n";
+  set_llvm_error_context({});
   // The parsers refer to the streamer: destroy them first. (Run() has already finished
   // the streamer, which wrote the object.)
   tap.reset();

@@ -36,6 +36,9 @@ struct AssembleOptions {
   // Bounds what the source may ask for before MC runs (assembler/asm_limits.h): fills,
   // reservations, alignments and `.incbin` larger than this are errors.
   uint32_t sram_size = kDefaultSramSize;
+  // Directives and instructions MC may parse, expansions of macros and `.rept` included
+  // (assembler/mc_guard.h); past it the assembly stops with an error.
+  uint64_t max_statements = 1'000'000;
 };
 
 // Assembles Lanai assembly text. `name` appears in diagnostics and becomes the object name.

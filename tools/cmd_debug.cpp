@@ -200,6 +200,7 @@ int cmd_debug(int argc, char** argv) {
                 isa::disassemble(sram.contains(cpu.pc(), 4) ? sram.read32(cpu.pc()) : 0).c_str(),
                 where(*image, cpu.pc()).c_str());
   };
+  auto sram_end = [&] { return " (it ends at " + hex(sram.size()) + ")"; };
   auto print_backtrace = [&] { std::printf("%s", format_backtrace(*image, cpu).c_str()); };
   // Runs until the debugger, the program or a fault stops it, `left` instructions have
   // run (the command's budget; counted down), or Ctrl-C. Returns false when the program
@@ -376,9 +377,15 @@ int cmd_debug(int argc, char** argv) {
         } else {
           const uint32_t a = resolve(*image, what);
           std::string len_text;
-          const uint32_t len = in >> len_text ? uint32_t(parse_count("length", len_text)) : 4;
-          dbg.watch_memory(a, len);
-          std::printf("watching %s+%u\n", hex(a).c_str(), len);
+          const uint64_t len = in >> len_text ? parse_count("length", len_text) : 4;
+          // Checked in 64 bits: a length near 2^32 must not wrap to a small one.
+          if (len == 0) throw UsageError("watch: a length of 0 watches nothing");
+          if (!sram.contains(a, 1)) throw UsageError("watch: " + hex(a) + " is outside SRAM" + sram_end());
+          if (uint64_t(a) + len > sram.size())
+            throw UsageError("watch: " + hex(a) + "+" + std::to_string(len) + " runs past the end of SRAM" +
+                             sram_end());
+          dbg.watch_memory(a, uint32_t(len));
+          std::printf("watching %s+%u\n", hex(a).c_str(), uint32_t(len));
         }
       } else if (cmd == "run" || cmd == "r") {
         if (started) {
@@ -437,25 +444,35 @@ int cmd_debug(int argc, char** argv) {
         std::string a_text, n_text;
         if (!(in >> a_text)) throw UsageError("mem: which address?");
         const uint32_t a = resolve(*image, a_text);
-        const uint32_t n = in >> n_text ? uint32_t(parse_count("length", n_text)) : 64;
-        if (!sram.contains(a, n)) throw UsageError("mem: range outside SRAM");
-        for (uint32_t i = 0; i < n; i += 16) {
-          std::printf("%s:", hex(a + i).c_str());
-          for (uint32_t j = i; j < i + 16 && j < n; ++j) std::printf(" %02x", sram.data()[a + j]);
+        const uint64_t asked = in >> n_text ? parse_count("length", n_text) : 64;
+        if (!sram.contains(a, 1)) throw UsageError("mem: " + hex(a) + " is outside SRAM" + sram_end());
+        // What is in SRAM is shown; a range beyond its end (or past 2^32) says where it ends.
+        const uint64_t n = std::min<uint64_t>(asked, sram.size() - a);
+        for (uint64_t i = 0; i < n; i += 16) {
+          std::printf("%s:", hex(uint32_t(a + i)).c_str());
+          for (uint64_t j = i; j < i + 16 && j < n; ++j) std::printf(" %02x", sram.data()[a + j]);
           std::printf("\n");
         }
+        if (n < asked) std::printf("(%llu bytes shown: SRAM ends at %s)\n", static_cast<unsigned long long>(n),
+                                   hex(sram.size()).c_str());
       } else if (cmd == "disas") {
         std::string a_text, n_text;
         uint32_t a = cpu.pc();
         if (in >> a_text) a = resolve(*image, a_text);
-        const uint32_t n = in >> n_text ? uint32_t(parse_count("count", n_text)) : 8;
+        const uint64_t n = in >> n_text ? parse_count("count", n_text) : 8;
+        if (a % 4) throw UsageError("disas: " + hex(a) + " is not word aligned (instructions are)");
+        if (!sram.contains(a, 4)) throw UsageError("disas: " + hex(a) + " is outside SRAM" + sram_end());
+        // Whole instructions up to the end of SRAM (a count near 2^32 must not wrap).
+        const uint64_t fit = (uint64_t(sram.size()) - a) / 4;
         std::optional<std::pair<std::string, uint32_t>> last;
-        for (uint32_t i = 0; i < n && sram.contains(a + 4 * i, 4); ++i) {
-          const uint32_t at = a + 4 * i;
+        for (uint64_t i = 0; i < n && i < fit; ++i) {
+          const uint32_t at = uint32_t(a + 4 * i);
           print_source_line(*image, at, last);
           std::printf("%s %s: %08x  %s\n", at == cpu.pc() ? "=>" : "  ", hex(at).c_str(), sram.read32(at),
                       isa::disassemble(sram.read32(at)).c_str());
         }
+        if (n > fit) std::printf("(%llu instructions shown: SRAM ends at %s)\n", static_cast<unsigned long long>(fit),
+                                 hex(sram.size()).c_str());
       } else if (cmd == "bt" || cmd == "backtrace") {
         print_backtrace();
       } else if (cmd == "info") {

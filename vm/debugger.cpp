@@ -21,9 +21,13 @@ std::vector<Frame> backtrace(const Cpu& cpu, size_t max_frames) {
   const Sram& sram = const_cast<Cpu&>(cpu).sram();
   // Stopped on a function's first instruction (the prologue's `st %fp, [--%sp]`), its frame
   // is not built yet: %fp is still the caller's, and the caller's call is in %rca.
-  constexpr uint32_t kPushFp = 0x9293fffc;
-  if (pc % 4 == 0 && sram.contains(pc, 4) && sram.read32(pc) == kPushFp && cpu.reg(15) >= 16 &&
-      max_frames > 1) {
+  // Stopped on its second (`add %sp, 0x8, %fp`), the caller's %fp is pushed but %fp is not
+  // yet moved: the same holds.
+  constexpr uint32_t kPushFp = 0x9293fffc, kSetFp = 0x02900008;
+  const bool at_entry = pc % 4 == 0 && sram.contains(pc, 4) && sram.read32(pc) == kPushFp;
+  const bool after_push = pc % 4 == 0 && pc >= 4 && sram.contains(pc - 4, 8) &&
+                          sram.read32(pc - 4) == kPushFp && sram.read32(pc) == kSetFp;
+  if ((at_entry || after_push) && cpu.reg(15) >= 16 && max_frames > 1) {
     out.push_back({pc, fp});
     pc = cpu.reg(15) - 16;
   }

@@ -25,7 +25,9 @@ struct Frame {
 
 // The call stack by the frame-pointer chain of the Lanai ABI (docs/abi.md): the return
 // address at -4[%fp], the caller's %fp at -8[%fp]; it ends at %fp = 0 (set by crt0), at an
-// address outside SRAM, or after `max_frames`.
+// address outside SRAM, or after `max_frames`. Stopped on a function's first or second
+// instruction (before its `add %sp, 0x8, %fp`), %fp is still the caller's and the caller's
+// frame comes from %rca.
 std::vector<Frame> backtrace(const Cpu& cpu, size_t max_frames = 64);
 
 // A register by name, with or without '%': "r9", "%sp", "rca", "sw" (kSwReg); nullopt if

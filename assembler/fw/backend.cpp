@@ -5,6 +5,7 @@
 #include "assembler/fw/codegen.h"
 #include "assembler/fw/peephole.h"
 #include "assembler/fw/pinned.h"
+#include "assembler/mc_guard.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Analysis/CGSCCPassManager.h"
 #include "llvm/Analysis/LoopAnalysisManager.h"
@@ -64,6 +65,7 @@ void tune_lanai_codegen() {
 const llvm::Target* lanai_target(std::string& err) {
   static std::once_flag once;
   std::call_once(once, [] {
+    assembler::install_llvm_error_handlers(); // a fatal LLVM error is a message, not an abort
     LLVMInitializeLanaiTargetInfo();
     LLVMInitializeLanaiTarget();
     LLVMInitializeLanaiTargetMC();

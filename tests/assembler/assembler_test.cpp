@@ -10,6 +10,7 @@
 
 #include "assembler/build.h"
 #include "assembler/elf.h"
+#include "assembler/mc_guard.h"
 #include "llvm/Object/ELF.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -234,6 +235,170 @@ TEST(AsmLimits, OrdinarySourcesAreUntouched) {
                     "\t.set N, 8\n\t.fill N, 4, 0\n\t.space 150000\n",
                     "ok.s");
   EXPECT_TRUE(bool(r)) << llvm::toString(r.takeError());
+}
+
+// ---- Limits checked while MC runs (assembler/mc_guard.h) ----------------------------------
+// Sizes written with symbols, which the scan above cannot evaluate: each of these ran out of
+// memory, aborted or ran for minutes before.
+
+TEST(McGuard, SymbolicFillSkipZeroAndSpaceAreCheckedAgainstSram) {
+  EXPECT_EQ(asm_error(" .data\n .set N, 0x40000000\n .fill N, 4, 0\n", "f.s"),
+            "f.s:3:8: error: '.fill' of 4294967296 bytes makes the image larger than the "
+            "262144-byte SRAM\n .fill N, 4, 0\n       ^");
+  EXPECT_EQ(asm_error(" .data\n .equ N, 0x40000000\n .skip N\n", "s.s"),
+            "s.s:3:8: error: a reservation of 1073741824 bytes makes the image larger than the "
+            "262144-byte SRAM\n .skip N\n       ^");
+  EXPECT_EQ(asm_error(" .data\nN = 0x1000\n .zero N * N\n", "z.s"),
+            "z.s:3:8: error: a reservation of 16777216 bytes makes the image larger than the "
+            "262144-byte SRAM\n .zero N * N\n       ^");
+  // Many fills that each fit add up: the running total is what counts.
+  EXPECT_EQ(asm_error(" .data\n .set K, 0x10000\n .space K\n .space K\n .space K\n"
+                      " .space K\n",
+                      "t.s"),
+            "t.s:6:9: error: a reservation of 65536 bytes makes the image larger than the "
+            "262144-byte SRAM\n .space K\n        ^");
+  // A larger SRAM admits the same source.
+  AssembleOptions big;
+  big.sram_size = 1u << 20;
+  auto r = assemble(" .data\n .set K, 0x10000\n .space K\n .space K\n .space K\n"
+                    " .space K\n",
+                    "t.s", big);
+  EXPECT_TRUE(bool(r)) << llvm::toString(r.takeError());
+  // A size MC would only learn at layout cannot be bounded while assembling.
+  EXPECT_EQ(asm_error(" .data\n .space later - 0\nlater:\n", "l.s"),
+            "l.s:2:9: error: the size of this reservation is not known where it is written (a "
+            "label defined later?); lanaikit needs sizes it can check against SRAM as it "
+            "assembles\n .space later - 0\n        ^");
+}
+
+TEST(McGuard, SymbolicAlignmentAndOrgBeyondSram) {
+  EXPECT_EQ(asm_error(" .set N, 30\n .p2align N\n", "p.s"),
+            "p.s:2:2: error: an alignment to 1073741824 bytes, more than the 262144-byte "
+            "SRAM\n .p2align N\n ^");
+  EXPECT_EQ(asm_error(" .set N, 0x100000\n .balign N\n", "b.s"),
+            "b.s:2:2: error: an alignment to 1048576 bytes, more than the 262144-byte "
+            "SRAM\n .balign N\n ^");
+  EXPECT_EQ(asm_error(" .data\n .set N, 0x40000000\n .org N\n", "o.s"),
+            "o.s:3:7: error: '.org' to offset 1073741824, beyond the 262144-byte SRAM\n"
+            " .org N\n      ^");
+}
+
+TEST(McGuard, SymbolicReptAndHugeIrpAreRefusedBeforeExpanding) {
+  EXPECT_EQ(asm_error(" .set N, 100000000\n .rept N\n nop\n .endr\n nop\n", "r.s"),
+            "r.s:2:2: error: '.rept' repeats a 1-line body 100000000 times, more than the "
+            "1000000 statements one assembly may expand\n .rept N\n ^");
+  // The count is MC's own evaluation: expressions of symbols work, and a body that is large
+  // in bytes is refused even when its statements are few.
+  EXPECT_EQ(asm_error(" .set A, 1000\n .rept A * A\n .ascii \"" + std::string(100, 'x') +
+                          "\"\n .endr\n",
+                      "b.s"),
+            "b.s:2:2: error: '.rept' repeats a 1-line body 1000000 times, more than the 1000000 "
+            "statements one assembly may expand\n .rept A * A\n ^");
+  std::string list;
+  for (int i = 0; i < 200000; ++i) {
+    list += ',';
+    list += std::to_string(i);
+  }
+  const std::string e = asm_error(" .irp x" + list + "\n nop\n nop\n nop\n nop\n .endr\n",
+                                  "i.s");
+  EXPECT_EQ(e.substr(0, e.find('\n')),
+            "i.s:1:2: error: '.irp' repeats a 4-line body 200000 times, more than the 1000000 "
+            "statements one assembly may expand");
+  // What fits is expanded as before, nested too.
+  AssembleOptions o;
+  auto r = assemble(" .set N, 100\n .rept N\n .rept N\n nop\n .endr\n .endr\n", "ok.s", o);
+  EXPECT_TRUE(bool(r)) << llvm::toString(r.takeError());
+}
+
+TEST(McGuard, RecursiveAndExponentialMacrosEndWithAnError) {
+  // A macro calling itself twice: MC's nesting limit (20) fails every branch at depth 20,
+  // 2^19 times; the assembly stops after kMaxErrors errors.
+  std::string e = asm_error(" .macro m\n m\n m\n .endm\n m\n", "self.s");
+  EXPECT_EQ(e.substr(0, e.find('\n')),
+            "self.s:5:2: error: macros cannot be nested more than 20 levels deep. Use "
+            "-asm-macro-max-nesting-depth to increase this limit. (in a macro or '.rept' "
+            "expansion)");
+  size_t errors = 0;
+  for (size_t at = e.find(": error: "); at != std::string::npos; at = e.find(": error: ", at + 1))
+    ++errors;
+  EXPECT_EQ(errors, kMaxErrors);
+  EXPECT_NE(e.find("\nself.s: note: the assembly stopped after 20 errors"), std::string::npos) << e;
+  // Macros that call each other ten times a level: 10^8 expansions of an empty macro. The
+  // statement budget (a small one here, to keep the test fast) stops it at the call.
+  std::string src = " .macro l0\n .endm\n";
+  for (int i = 1; i <= 8; ++i) {
+    src += " .macro l" + std::to_string(i) + "\n";
+    for (int k = 0; k < 10; ++k)
+      src += " l" + std::to_string(i - 1) + "\n";
+    src += " .endm\n";
+  }
+  src += " nop\n l8\n nop\n";
+  AssembleOptions o;
+  o.max_statements = 10000;
+  e = asm_error(src, "exp.s", o);
+  EXPECT_EQ(e, "exp.s:100:2: error: the assembly expands to more than 10000 statements, the "
+               "limit of one assembly (a macro that calls itself or others too often, or a "
+               "'.rept' too large?) (in a macro or '.rept' expansion)\n l8\n ^");
+}
+
+// LLVM 14's Lanai backend writes only the low 16 bits of a fixup the assembler resolves
+// itself (a symbol with an absolute value), and hi() unshifted: `.set X, 0x16000` then
+// `mov X, %r9` was `mov 0x6000, %r9`, silently. They are applied as the linker applies the
+// same relocation, and a value that does not fit is an error at the instruction.
+TEST(McGuard, AbsoluteSymbolImmediatesAreExactOrAnError) {
+  // The words at main, linked with `other` (which may define the symbols instead).
+  auto words = [](const std::string& body, const std::string& other = "") {
+    Object start = as(kStart, "start.s");
+    Object code = as(" .text\n .globl main\nmain:\n" + body, "main.s");
+    std::vector<Object> objects{code};
+    if (!other.empty()) objects.push_back(as(other, "other.s"));
+    FirmwareImage img = ok(link({start, objects, {}}));
+    const uint32_t main = addr(img, "main");
+    std::vector<uint32_t> out;
+    for (uint32_t i = 0; i < 4; ++i)
+      out.push_back(img.word_at(main + 4 * i));
+    return out;
+  };
+  // Each symbolic form encodes as the literal form does (LLVM's own encoding is the oracle),
+  // whether the symbol is set before or after its use.
+  EXPECT_EQ(words(" .set X, 0x16000\n mov X, %r9\n ld [X], %r3\n mov hi(Z), %r9\n"
+                  " mov lo(Z), %r9\n .set Z, 0x12345678\n"),
+            words(" mov 0x16000, %r9\n ld [0x16000], %r3\n mov 0x12340000, %r9\n"
+                  " mov 0x5678, %r9\n"));
+  // And as the linker does when the symbol is defined in another object.
+  EXPECT_EQ(words(" .set X, 0x1fffff\n mov X, %r1\n bt B\n nop\n .set B, 0x1000\n"),
+            words(" mov X, %r1\n bt B\n nop\n",
+                  " .globl X\n .set X, 0x1fffff\n .globl B\n .set B, 0x1000\n"));
+  EXPECT_EQ(asm_error(" .set X, 0x200000\n mov X, %r9\n", "m.s"),
+            "m.s:2:2: error: 'X' is 0x200000, which does not fit in the 21-bit unsigned "
+            "immediate field (0..0x1fffff)\n mov X, %r9\n ^");
+  EXPECT_EQ(asm_error(" ld [Y], %r3\n .set Y, 0x12340000\n", "l.s"),
+            "l.s:1:2: error: 'Y' is 0x12340000, which does not fit in the 21-bit unsigned "
+            "immediate field (0..0x1fffff)\n ld [Y], %r3\n ^");
+  EXPECT_EQ(asm_error(" .set N, -4\n st %r3, [N]\n", "n.s"),
+            "n.s:2:2: error: 'N' is -0x4, which does not fit in the 21-bit unsigned immediate "
+            "field (0..0x1fffff)\n st %r3, [N]\n ^");
+  EXPECT_EQ(asm_error(" bt T\n nop\n .set T, 0x2000000\n", "b.s"),
+            "b.s:1:2: error: 'T' is 0x2000000, which does not fit in the 25-bit absolute "
+            "branch field (0..0x1fffffc)\n bt T\n ^");
+  EXPECT_EQ(asm_error(" .set H, 0x100000000\n mov hi(H), %r9\n", "h.s"),
+            "h.s:2:2: error: 'hi(H)' is 0x100000000, which does not fit in 32 bits\n"
+            " mov hi(H), %r9\n ^");
+}
+
+// llvm-mc accepts `.if end - start` for two labels in one fragment (it evaluates with the
+// assembler's knowledge); so does lanaikit now.
+TEST(Assemble, IfOfALabelDifferenceInOneFragment) {
+  auto r = assemble(" .text\nstart:\n nop\n nop\nend:\n .if end - start == 8\n"
+                    " .long 0x11111111\n .else\n .err\n .endif\n",
+                    "if.s");
+  EXPECT_TRUE(bool(r)) << llvm::toString(r.takeError());
+  // A difference MC cannot know at that point (a label defined later) is MC's error.
+  EXPECT_NE(asm_error(" .text\nstart:\n nop\n .if end - start\n nop\n .endif\nend:\n", "f.s")
+                .find("f.s:4:6: error: expected absolute expression (a value known at this point: labels "
+                      "count only if both are defined above, in one section, with no "
+                      "alignment, '.org' or reservation between them)"),
+            std::string::npos);
 }
 
 TEST(Assemble, DiagnosticsAreReturnedWithLocationAndCaret) {
@@ -580,15 +745,16 @@ TEST(Link, DuplicateSymbolsNameEveryDefiner) {
 
 TEST(Link, SramOverflowSaysByHowMuch) {
   Object start = as(kStart, "start.s");
-  // Two halves: one .space beyond SRAM is refused before assembling (asm_limits.h).
-  Object a = as("\t.text\n\t.globl main\nmain:\n\tnop\n\t.bss\n\t.space 150000\n\t.space 150000\n",
-                "big.s");
-  std::string e = err(link({start, {a}, {}}));
+  // Two objects: one object beyond SRAM is refused when it is assembled (asm_limits.h,
+  // mc_guard.h), so it is the link that overflows.
+  Object a = as("\t.text\n\t.globl main\nmain:\n\tnop\n\t.bss\n\t.space 150000\n", "big.s");
+  Object b = as("\t.bss\n\t.space 150000\n", "big2.s");
+  std::string e = err(link({start, {a, b}, {}}));
   // 24 bytes of text + 300000 of bss = 300024 > 262144.
   EXPECT_NE(e.find("overflow by 37880 bytes"), std::string::npos) << e;
   LinkOptions o;
   o.sram_size = 512 * 1024;
-  ok(link({start, {a}, {}}, o));
+  ok(link({start, {a, b}, {}}, o));
 }
 
 TEST(Link, RejectsNonLanaiObjects) {

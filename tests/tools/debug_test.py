@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """End-to-end tests of `lanaikit debug` beyond cli_test.py's: the instruction budget,
-Ctrl-C (SIGINT) while the program runs, and (when present) next/finish/print/restart.
+Ctrl-C (SIGINT) while the program runs, next/finish/print/restart, and the edges (a
+backtrace inside the prologue, watch/mem/disas ranges past SRAM or 2^32).
 
 usage: debug_test.py --lanaikit PATH
 Prints one line per check and a final 'N passed, M failed'; exits non-zero on failure.
@@ -166,6 +167,47 @@ def main():
         c.check("next: over main's return stops in the startup code (no line there)",
                 re.search(r"stopped: next\n0x[0-9a-f]{8}: .*_start\+0x[0-9a-f]+\n", p.stdout) is not None
                 and "program exited" not in p.stdout, p.stdout)
+
+        # --- edges: the prologue, lengths past SRAM or 2^32 --------------------------------
+        p = run([lk, "debug", calls], input="break twice\nrun\nstep\nbt\nstep\nbt\nquit\n")
+        out = p.stdout
+        # Between the prologue's `st %fp, [--%sp]` and `add %sp, 0x8, %fp`, %fp is still the
+        # caller's: the frame-pointer chain alone would skip main.
+        c.check("bt between the prologue's first two instructions shows the caller",
+                re.search(r"0x[0-9a-f]{8}: add\t%sp, 0x8, %fp  twice\+0x4 .*\n#0 0x[0-9a-f]{8} in twice\+0x4 "
+                          r"\(calls\.c:2\)\n#1 0x[0-9a-f]{8} in main\+0x[0-9a-f]+ \(calls\.c:7\)\n"
+                          r"#2 0x[0-9a-f]{8} in _start\+", out) is not None, out)
+        c.check("bt once %fp is set shows the same caller",
+                re.search(r"twice\+0x8 \(calls\.c:2\)\n#1 0x[0-9a-f]{8} in main\+0x[0-9a-f]+ \(calls\.c:7\)\n",
+                          out) is not None, out)
+        # The default SRAM is 256K (0x40000).
+        p = run([lk, "debug", calls],
+                input="watch counter 4294967300\nwatch counter 0\nwatch 0x3fffe 4\nwatch 0x50000\n"
+                      "watch 0x3fffc 4\nmem 0x3fff0 4294967300\nmem 0x50000\nmem 0x3fff8 8\n"
+                      "disas 0x3fff8 4294967297\ndisas 0x50000\ndisas 0x3\nquit\n")
+        out = p.stdout
+        c.check("watch: a length past 2^32 is refused, not wrapped to a small one",
+                re.search(r"error: watch: 0x[0-9a-f]{8}\+4294967300 runs past the end of SRAM "
+                          r"\(it ends at 0x00040000\)\n", out) is not None, out)
+        c.check("watch: a zero length, a range past the end and a start outside SRAM are errors",
+                "error: watch: a length of 0 watches nothing\n" in out
+                and "error: watch: 0x0003fffe+4 runs past the end of SRAM (it ends at 0x00040000)\n" in out
+                and "error: watch: 0x00050000 is outside SRAM (it ends at 0x00040000)\n" in out
+                and "watching 0x0003fffc+4\n" in out, out)
+        c.check("mem: a length past 2^32 shows SRAM up to its end and says where it ends",
+                re.search(r"0x0003fff0:( [0-9a-f]{2}){16}\n\(16 bytes shown: SRAM ends at 0x00040000\)\n", out)
+                is not None, out)
+        c.check("mem: outside SRAM is an error; a range inside is shown whole",
+                "error: mem: 0x00050000 is outside SRAM (it ends at 0x00040000)\n" in out
+                and re.search(r"\n0x0003fff8:( [0-9a-f]{2}){8}\nerror: disas", out) is None
+                and re.search(r"\n0x0003fff8:( [0-9a-f]{2}){8}\n   0x0003fff8", out) is not None, out)
+        c.check("disas: past the end of SRAM shows the instructions there and says where it ends",
+                re.search(r"   0x0003fff8: [0-9a-f]{8}  .*\n   0x0003fffc: [0-9a-f]{8}  .*\n"
+                          r"\(2 instructions shown: SRAM ends at 0x00040000\)\n", out) is not None, out)
+        c.check("disas: outside SRAM and an unaligned address are errors",
+                "error: disas: 0x00050000 is outside SRAM (it ends at 0x00040000)\n" in out
+                and "error: disas: 0x00000003 is not word aligned (instructions are)\n" in out
+                and p.returncode == 0, (p.returncode, out))
 
         # Without -g, next is one instruction, or a whole call with its delay slot.
         nog = build("calls_nog.c", CALLS_C, "-O0")
