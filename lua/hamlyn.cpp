@@ -355,7 +355,14 @@ int app_send(lua_State* L) {
 
 host::Op<int> op_recv(host::Process& p, lua_State* co, hamlyn::Application* app, bool block, sim::Time timeout,
                       bool sleep) {
-  push_note(co, block ? co_await app->h_recv_block(p, timeout, sleep) : co_await app->h_recv(p));
+  // (Not one ?: with a co_await in each arm: GCC 12 mishandles the temporaries of such an
+  // expression and the notification taken was lost.)
+  std::optional<hamlyn::Notification> n;
+  if (block)
+    n = co_await app->h_recv_block(p, timeout, sleep);
+  else
+    n = co_await app->h_recv(p);
+  push_note(co, n);
   co_return 1;
 }
 
