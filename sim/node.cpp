@@ -25,10 +25,10 @@ void Node::load(const assembler::FirmwareImage& image) {
                                 " bytes, beyond the chip's " + std::to_string(sram.size()) +
                                 "-byte SRAM");
   chip_.reset(image.entry);
-  std::fill_n(sram.data(), sram.size(), uint8_t(0));
+  sram.clear(); // host pages beyond the image stay uncommitted (docs/sim.md)
   for (const auto& seg : image.segments)
     std::copy(seg.bytes.begin(), seg.bytes.end(), sram.data() + seg.address);
-  chip_.cpu().invalidate(0, sram.size());
+  chip_.cpu().invalidate_all();
   loaded_ = true;
 }
 

@@ -317,8 +317,8 @@ int cmd_debug(int argc, char** argv) {
   };
   // The image loaded afresh (SRAM cleared first, as at start), the CPU at the entry.
   auto restart = [&] {
-    std::memset(sram.data(), 0, sram.size());
-    cpu.invalidate(0, sram.size());
+    sram.clear();
+    cpu.invalidate_all();
     if (const std::string err = load_image(*image, cpu); !err.empty()) throw UsageError(err);
     io.reset();
     dbg.restart();

@@ -35,7 +35,17 @@ void check_sram_size(uint64_t bytes) {
 std::unique_ptr<BareMachine> load_bare(const char* command, const std::string& path,
                                        const assembler::FirmwareImage& image, uint64_t sram_size,
                                        vm::CostModel costs) {
-  auto m = std::make_unique<BareMachine>(uint32_t(sram_size), costs);
+  std::unique_ptr<BareMachine> m;
+  try {
+    m = std::make_unique<BareMachine>(uint32_t(sram_size), costs);
+  } catch (const vm::HostMemoryError& e) { // the SRAM or its predecode arrays
+    std::fprintf(stderr, "lanaikit %s: %s\n", command, e.what());
+    return nullptr;
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "lanaikit %s: out of host memory setting up a %llu-byte SRAM\n", command,
+                 static_cast<unsigned long long>(sram_size));
+    return nullptr;
+  }
   if (const std::string err = load_image(image, m->cpu); !err.empty()) {
     std::fprintf(stderr, "lanaikit %s: %s: %s\n", command, path.c_str(), err.c_str());
     return nullptr;

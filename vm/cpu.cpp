@@ -34,15 +34,16 @@ Cpu::Cpu(Sram& sram, MmioDevice& mmio, CostModel costs)
   static_assert(sizeof(Core) <= Sram::kHeaderBytes, "the core state must fit the SRAM header");
   static_assert(std::is_trivially_destructible_v<Core>);
   num_words_ = sram.size() / 4;
-  slots_ = std::make_unique<Slot[]>(num_words_ + 1);
-  code_map_ = std::make_unique<uint8_t[]>((sram.size() >> kCodeMapShift) + 1);
+  const std::string of = " of a " + std::to_string(sram.size()) + "-byte SRAM";
+  slots_ = HostMemory((size_t(num_words_) + 1) * sizeof(Slot), "the predecoded slots" + of);
+  code_map_ = HostMemory((size_t(sram.size()) >> kCodeMapShift) + 1, "the code map" + of);
   core_.sram_size = sram.size();
   core_.sram_halves = sram.size() / 2;
   core_.sram_words = sram.size() / 4;
-  core_.code_map = code_map_.get();
-  core_.slots = slots_.get();
+  core_.code_map = code_map();
+  core_.slots = slots();
   core_.cpu = this;
-  invalidate_words(0, num_words_);
+  invalidate_words(0, 0); // sets the sentinel past the end
   reset(0);
 }
 
@@ -81,8 +82,15 @@ void Cpu::invalidate(uint32_t addr, uint32_t len) {
   // ahead), was ever decoded.
   const uint32_t from = first > 1 ? first - 2 : 0;
   bool code = false;
-  for (uint32_t w = from; w < last && !code; ++w) code = code_map_[(uint64_t(w) * 4) >> kCodeMapShift];
+  for (uint32_t w = from; w < last && !code; ++w) code = code_map()[(uint64_t(w) * 4) >> kCodeMapShift];
   if (code) invalidate_words(first, last);
+}
+
+void Cpu::invalidate_all() {
+  slots_.zero(0, slots_.size());
+  code_map_.zero(0, code_map_.size());
+  core_.ready_limit = 0;
+  invalidate_words(0, 0); // the sentinel
 }
 
 Cpu::StepStatus Cpu::set_fault(FaultKind kind, uint32_t address, std::string detail) {
@@ -149,7 +157,7 @@ Cpu::StepStatus Cpu::store(uint32_t addr, Width width, uint32_t value) {
     case Width::Half: store_be16(p, uint16_t(value)); break;
     case Width::Byte: *p = uint8_t(value); break;
     }
-    if (code_map_[addr >> kCodeMapShift]) invalidate_words(addr / 4, addr / 4 + 1);
+    if (code_map()[addr >> kCodeMapShift]) invalidate_words(addr / 4, addr / 4 + 1);
     return StepStatus::Ok;
   }
   if (addr < kMmioBase) return set_fault(FaultKind::BusError, addr, "store");

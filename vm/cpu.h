@@ -8,6 +8,9 @@
 //     array of slots (handler + operands) and run with threaded dispatch; delay slots are
 //     handled by dispatching the next slot through a per-mode handler table, so no
 //     per-instruction delay-slot bookkeeping exists on the fast path.
+//     The slot array and the code map are reserved address space (vm/host_memory.h): only
+//     the host pages holding slots of code that ran are ever committed (docs/vm.md,
+//     "Host memory").
 //
 // Pipeline model (delay slots). The fetch stream is three addresses: pc (executing now),
 // npc and nnpc (the next two). After an ordinary instruction: pc <- npc, npc <- nnpc,
@@ -27,6 +30,7 @@
 #pragma once
 
 #include "isa/inst.h"
+#include "vm/host_memory.h"
 #include "vm/mmio.h"
 #include "vm/sram.h"
 
@@ -96,6 +100,7 @@ inline constexpr unsigned kSwReg = 33; // index of the status word in the regist
 
 class Cpu {
 public:
+  // Throws HostMemoryError if the host cannot reserve the predecode arrays.
   Cpu(Sram& sram, MmioDevice& mmio, CostModel costs = {});
   ~Cpu();
   Cpu(const Cpu&) = delete;
@@ -144,6 +149,9 @@ public:
   // SRAM bytes changed by someone other than the CPU (loader, host PIO, DMA): drop any
   // predecoded instructions that cover them.
   void invalidate(uint32_t addr, uint32_t len);
+  // All of SRAM changed (a new image): drops every predecoded instruction, giving their
+  // host pages back.
+  void invalidate_all();
 
   // The fault report: kind, pc, the instruction disassembled, the registers.
   std::string fault_report() const;
@@ -179,6 +187,13 @@ private:
   bool delay_slot_is_nop(uint32_t index) const;
   bool next_reads_flags_directly(uint32_t index) const;
   void invalidate_words(uint32_t first_word, uint32_t last_word);
+  // Makes the slots of the host page holding slot `index` dispatchable: those still all
+  // zero (never touched) become DECODE. The interpreter dispatches only ready slots.
+  void ready_slots(uint32_t index);
+  // ready_slots for pc, npc and nnpc (re-entering the fast interpreter).
+  [[gnu::noinline]] void ready_pipeline();
+  Slot* slots() const { return static_cast<Slot*>(slots_.data()); }
+  uint8_t* code_map() const { return static_cast<uint8_t*>(code_map_.data()); }
 
   Sram& sram_;
   MmioDevice& mmio_;
@@ -193,6 +208,9 @@ private:
     uint32_t sram_size = 0;
     uint32_t sram_halves = 0; // sram_size / 2 and / 4, for the aligned-access checks
     uint32_t sram_words = 0;
+    // Slots of addresses below this are all dispatchable (a prefix of whole host pages of
+    // slots made ready, see ready_slots): a computed jump below it needs no other check.
+    uint32_t ready_limit = 0;
     const uint8_t* code_map = nullptr;
     Slot* slots = nullptr;
     Cpu* cpu = nullptr;
@@ -218,9 +236,12 @@ private:
 
   // Predecoded code: one slot per SRAM word plus a sentinel past the end; a byte per word
   // that is set once its slot is decoded, so stores check one byte to know whether they
-  // may be overwriting code.
-  std::unique_ptr<Slot[]> slots_;
-  std::unique_ptr<uint8_t[]> code_map_;
+  // may be overwriting code. Both are reserved, not committed: a slot that was never
+  // touched is all zeros (no handler) and is made ready (DECODE) a host page at a time
+  // before the interpreter can reach it: by a static branch target or fall-through
+  // (predecode), or by a computed jump or a re-entry (checked at run time).
+  HostMemory slots_;
+  HostMemory code_map_;
   uint32_t num_words_ = 0;
 };
 

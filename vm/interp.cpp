@@ -133,6 +133,12 @@ RunResult Interp::run(uint8_t* const storage, uint64_t max_insns, HandlerTables*
   // becomes addressable, and in a function this size that costs registers everywhere.
 #define addr(s) (uint32_t((s)-slots) * 4)
 #define valid(a) (((a)&3) == 0 && (a) <= core->sram_size)
+  // A computed jump's target: a word whose slot is dispatchable. Slots below ready_limit all
+  // are (the pages from 0 up, where code lives), so the common case costs what the bounds
+  // check did; a target above it is checked slot by slot (vm/cpu.h, ready_slots).
+#define dispatchable(a)                                                                        \
+  (((a)&3) == 0 && (__builtin_expect((a) < core->ready_limit, 1) ||                            \
+                    ((a) <= core->sram_size && slots[(a) / 4].handler)))
   // Does the jump target read register r? From the predecoded mask, or by decoding it.
 #define target_reads(r)                                                                        \
   (__builtin_expect(target->op == F_DECODE, 0) ? target_reads_slow(core, target, (r))          \
@@ -255,7 +261,7 @@ N_BCC:
 #define JUMP_TO(address)                                                                       \
   do {                                                                                         \
     const uint32_t t_ = (address);                                                             \
-    if (!valid(t_)) goto N_SLOW;                                                               \
+    if (!dispatchable(t_)) goto N_SLOW;                                                        \
     target = slots + t_ / 4;                                                                   \
     ip += 1;                                                                                   \
     CHARGE(1, precise_D1);                                                                     \
@@ -272,7 +278,7 @@ N_LDW_PC : {
   const uint32_t ea = R[ip->rs1] + ip->imm;
   if (!IN_SRAM(ea, 4)) goto N_SLOW;
   const uint32_t t = load_be32(mem + ea);
-  if (!valid(t)) goto N_SLOW;
+  if (!dispatchable(t)) goto N_SLOW;
   target = slots + t / 4;
 }
   ip += 1;
@@ -478,6 +484,11 @@ slow: // one instruction, already charged, at the synced pipeline state
   }
 reenter : { // nothing charged; the pipeline state is in the Cpu
   const uint32_t pc = CPU->pc_, npc = CPU->npc_, nnpc = CPU->nnpc_;
+  // Slots never reached before are made dispatchable (vm/cpu.h): the ones entered here, and
+  // those a handler falls through to from a not-yet-decoded one are made so by predecoding.
+  if (__builtin_expect(!(pc < core->ready_limit && npc < core->ready_limit &&
+                         nnpc < core->ready_limit), 0))
+    CPU->ready_pipeline();
   if (valid(pc)) {
     ip = slots + pc / 4;
     if (npc == pc + 4 && nnpc == pc + 8) ENTER_RUN;
@@ -622,6 +633,7 @@ done : {
 #undef SW
 #undef addr
 #undef valid
+#undef dispatchable
 #undef target_reads
 #undef CHARGE
 #undef ENTER_RUN

@@ -66,7 +66,7 @@ int Cpu::fused_branch(uint32_t index) {
   const int k = direct_cond_index(next->cond);
   if (k < 0) return 0;
   build_slot(index + 1);
-  if (slots_[index + 1].op != F_BCC_EQ + k) return 0;
+  if (slots()[index + 1].op != F_BCC_EQ + k) return 0;
   return F_SUBF_I_BEQ + k;
 }
 
@@ -87,7 +87,7 @@ bool Cpu::delay_slot_is_nop(uint32_t index) const {
 }
 
 void Cpu::build_slot(uint32_t index) {
-  Slot& s = slots_[index];
+  Slot& s = slots()[index];
   auto set = [&](FastOp op, uint8_t rd = 0, uint8_t rs1 = 0, uint8_t rs2 = 0, uint32_t imm = 0) {
     s.op = op;
     s.rd = rd;
@@ -98,7 +98,7 @@ void Cpu::build_slot(uint32_t index) {
     s.delay1 = fast_handlers().delay1[op];
   };
   const uint32_t pc = index * 4;
-  code_map_[pc >> kCodeMapShift] = 1;
+  code_map()[pc >> kCodeMapShift] = 1;
   const auto decoded = isa::decode(load_be32(sram_.data() + pc));
   s.reads = decoded ? isa::regs_read(*decoded) : 0;
   // A load whose successor reads its destination takes the stalling twin of its op, which
@@ -227,6 +227,7 @@ void Cpu::build_slot(uint32_t index) {
       // Targets are byte offsets between slots so the handler needs only `ip`; rd says whether
       // the delay slot holds a nop the handler may skip.
       const uint32_t rel = (in.imm / 4 - index) * uint32_t(sizeof(Slot)); // bytes
+      if (!slots()[in.imm / 4].handler) ready_slots(in.imm / 4); // the handler jumps there
       const uint8_t nop_slot = delay_slot_is_nop(index) ? 1 : 0;
       if (in.cond == isa::Cond::T) return set(F_BT, nop_slot, 0, 0, rel);
       const uint16_t mask = kCondMask[unsigned(in.cond)];
@@ -297,12 +298,12 @@ void Cpu::build_segment(uint32_t index) {
   // the start of .bss), which must not be marked as code or every store to it would drop
   // predecoded slots.
   for (uint32_t i = index; i < end; ++i) {
-    if (slots_[i].op == F_DECODE) build_slot(i);
-    const uint8_t op = slots_[i].op;
+    if (slots()[i].op == F_DECODE) build_slot(i);
+    const uint8_t op = slots()[i].op;
     if (op == F_BT || op == F_JMP_I || op == F_JMP_ADD_R || op == F_JMP_OR_R || op == F_LDW_PC) {
       const uint32_t last = std::min(end, i + (op == F_LDW_PC ? 3 : 2));
       for (uint32_t j = i + 1; j < last; ++j)
-        if (slots_[j].op == F_DECODE) build_slot(j);
+        if (slots()[j].op == F_DECODE) build_slot(j);
       break;
     }
   }
@@ -311,17 +312,52 @@ void Cpu::build_segment(uint32_t index) {
   // slot not decoded yet (decoding it charges its run), the next segment's fence, or the
   // sentinel past the end of SRAM.
   for (uint32_t i = end; i-- > first;) {
-    Slot& s = slots_[i];
+    Slot& s = slots()[i];
     if (s.op == F_DECODE) continue;
     const bool next_charges =
-        i + 1 == end || i + 1 == num_words_ || slots_[i + 1].op == F_DECODE;
-    s.remaining = uint16_t(ends_run(s.op) || next_charges ? 1 : 1 + slots_[i + 1].remaining);
+        i + 1 == end || i + 1 == num_words_ || slots()[i + 1].op == F_DECODE;
+    s.remaining = uint16_t(ends_run(s.op) || next_charges ? 1 : 1 + slots()[i + 1].remaining);
     s.entry = s.remaining;
   }
-  if (slots_[first].op != F_DECODE) {
-    slots_[first].handler = fast_handlers().fence;
-    slots_[first].entry = 0;
+  if (slots()[first].op != F_DECODE) {
+    slots()[first].handler = fast_handlers().fence;
+    slots()[first].entry = 0;
   }
+  // Handlers fall through into the next two slots (a run into the next segment, the delay
+  // slots of a control transfer at the end of this one): they must be dispatchable.
+  for (uint32_t j = end; j <= std::min(end + 1, num_words_); ++j)
+    if (!slots()[j].handler) ready_slots(j);
+}
+
+void Cpu::ready_pipeline() {
+  for (const uint32_t a : {pc_, npc_, nnpc_})
+    if (a % 4 == 0 && a <= sram_.size() && !slots()[a / 4].handler) ready_slots(a / 4);
+}
+
+void Cpu::ready_slots(uint32_t index) {
+  constexpr uint32_t kPageSlots = 4096 / sizeof(Slot);
+  const uint32_t first = index - index % kPageSlots;
+  const uint32_t end = uint32_t(std::min<uint64_t>(uint64_t(first) + kPageSlots, uint64_t(num_words_) + 1));
+  const HandlerTables& h = fast_handlers();
+  for (uint32_t i = first; i < end; ++i) {
+    Slot& s = slots()[i];
+    if (s.handler) continue; // decoded, or reset by invalidate_words: already dispatchable
+    s.handler = h.normal[F_DECODE];
+    s.delay1 = h.delay1[F_DECODE];
+    s.op = F_DECODE;
+    s.entry = 0;
+    s.remaining = 1;
+  }
+  // Extend the all-ready prefix over this page and any ready ones after it.
+  uint64_t limit = core_.ready_limit / 4; // in slots, a multiple of kPageSlots
+  auto page_ready = [&](uint64_t p) {
+    const uint64_t e = std::min<uint64_t>(p + kPageSlots, uint64_t(num_words_) + 1);
+    for (uint64_t i = p; i < e; ++i)
+      if (!slots()[i].handler) return false;
+    return true;
+  };
+  while (limit <= num_words_ && page_ready(limit)) limit += kPageSlots;
+  core_.ready_limit = uint32_t(std::min<uint64_t>(limit, uint64_t(num_words_) + 1) * 4);
 }
 
 void Cpu::invalidate_words(uint32_t first_word, uint32_t last_word) {
@@ -336,7 +372,7 @@ void Cpu::invalidate_words(uint32_t first_word, uint32_t last_word) {
     const uint32_t seg_end = std::min(num_words_, (end + kSegmentWords - 1) / kSegmentWords *
                                                       kSegmentWords);
     for (uint32_t i = seg_begin; i < seg_end; ++i) {
-      Slot& s = slots_[i];
+      Slot& s = slots()[i];
       s.handler = h.normal[F_DECODE];
       s.delay1 = h.delay1[F_DECODE];
       s.op = F_DECODE;
@@ -346,7 +382,8 @@ void Cpu::invalidate_words(uint32_t first_word, uint32_t last_word) {
   }
   // The sentinel past the end of SRAM is never decoded: fetching there faults. It is a
   // one-instruction run charged by itself (like a fence), whichever way it is reached.
-  Slot& sentinel = slots_[num_words_];
+  if (!slots()[num_words_].handler) ready_slots(num_words_);
+  Slot& sentinel = slots()[num_words_];
   sentinel.op = F_SLOW;
   sentinel.handler = fast_handlers().fence;
   sentinel.delay1 = fast_handlers().delay1[F_SLOW];

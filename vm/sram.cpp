@@ -7,10 +7,12 @@
 
 namespace lanaikit::vm {
 
-Sram::Sram(uint32_t size_bytes) : size_(size_bytes), bytes_(kHeaderBytes + size_t(size_bytes), 0) {
+Sram::Sram(uint32_t size_bytes) : size_(size_bytes) {
   if (size_bytes == 0 || size_bytes % 4 != 0)
     throw std::invalid_argument("SRAM size must be a non-zero multiple of 4, got " +
                                 std::to_string(size_bytes));
+  bytes_ = HostMemory(kHeaderBytes + size_t(size_bytes),
+                      "a " + std::to_string(size_bytes) + "-byte SRAM");
 }
 
 static void check(const Sram& sram, uint32_t addr, uint32_t len) {

@@ -1,10 +1,15 @@
 // The NIC's on-chip SRAM: one byte array, big-endian words, addressed from 0.
+//
+// The array is reserved host address space (vm/host_memory.h): it reads as zeros and a
+// host page is committed only when first written, so an SRAM of any size costs what the
+// program touches.
 #pragma once
+
+#include "vm/host_memory.h"
 
 #include <cstdint>
 #include <cstring>
 #include <span>
-#include <vector>
 
 namespace lanaikit::vm {
 
@@ -15,13 +20,14 @@ public:
   // offset. One CPU per SRAM, as on the chip.
   static constexpr uint32_t kHeaderBytes = 256;
 
-  // `size_bytes` must be a non-zero multiple of 4.
+  // `size_bytes` must be a non-zero multiple of 4. Throws HostMemoryError if the host
+  // cannot reserve it.
   explicit Sram(uint32_t size_bytes);
 
   uint32_t size() const { return size_; }
-  uint8_t* data() { return bytes_.data() + kHeaderBytes; }
-  const uint8_t* data() const { return bytes_.data() + kHeaderBytes; }
-  void* header() { return bytes_.data(); }
+  uint8_t* data() { return base() + kHeaderBytes; }
+  const uint8_t* data() const { return base() + kHeaderBytes; }
+  void* header() { return base(); }
 
   bool contains(uint32_t addr, uint32_t len) const {
     return addr <= size_ && len <= size_ - addr;
@@ -31,10 +37,15 @@ public:
   void write32(uint32_t addr, uint32_t value);
   void read(uint32_t addr, std::span<uint8_t> out) const;
   void write(uint32_t addr, std::span<const uint8_t> in);
+  // All bytes zero, without touching (and so committing) host pages.
+  void clear() { bytes_.zero(kHeaderBytes, size_); }
 
 private:
+  uint8_t* base() const { return static_cast<uint8_t*>(bytes_.data()); }
+
   uint32_t size_;
-  std::vector<uint8_t> bytes_;
+  HostMemory bytes_; // kHeaderBytes, then the SRAM
+
 };
 
 } // namespace lanaikit::vm

@@ -78,7 +78,13 @@ function raw.setup(cluster, fw, opts)
   opts = opts or {}
   local m = firmware_map(fw)
   local n = cluster:size()
-  if n > m.max_nodes then error(("raw.setup: %d nodes, the firmware's route table holds %d"):format(n, m.max_nodes), 2) end
+  -- opts.peers(i) -> a list of node indices: node i's route table then holds routes to those
+  -- nodes only, entry k to the k+1-th, and ep:send(k, ...) sends there (a cluster larger
+  -- than the route table; the header's `src`, and so ep:recv's source, stay node indices).
+  local peers = opts.peers
+  if not peers and n > m.max_nodes then
+    error(("raw.setup: %d nodes, the firmware's route table holds %d (pass opts.peers)"):format(n, m.max_nodes), 2)
+  end
   local slots = opts.slots or 32
   local slot_bytes = opts.slot_bytes or 4096
   if slot_bytes % 4 ~= 0 then error("raw.setup: slot_bytes must be a multiple of 4", 2) end
@@ -112,7 +118,29 @@ function raw.setup(cluster, fw, opts)
     w("go", m.go)
     net.nodes[i] = st
   end
-  cluster:write_routes(fw, "raw.routes") -- the kit's convention: right-aligned, kNoRoute
+  if peers then
+    local hops = fw:ref("raw.routes[0].hops").count
+    for i = 0, n - 1 do
+      local node, list = cluster:node(i), peers(i)
+      if #list > m.max_nodes then
+        error(("raw.setup: node %d has %d peers, the route table holds %d"):format(i, #list, m.max_nodes), 2)
+      end
+      for k = 0, m.max_nodes - 1 do
+        local dst = list[k + 1]
+        local route = dst and cluster:route(i, dst) or nil
+        if route and #route > hops then
+          error(("raw.setup: the route from node %d to %d has %d hops, the firmware holds %d"):format(i, dst, #route, hops), 2)
+        end
+        local at = "raw.routes[" .. k .. "]"
+        node:poke(fw, at .. ".len", route and #route or 0xFFFFFFFF)
+        if route then -- right-aligned, as write_routes does
+          for b = 1, #route do node:poke(fw, at .. ".hops[" .. (hops - #route + b - 1) .. "]", route:byte(b)) end
+        end
+      end
+    end
+  else
+    cluster:write_routes(fw, "raw.routes") -- the kit's convention: right-aligned, kNoRoute
+  end
   if opts.start ~= false then cluster:start() end
   setmetatable(net, { __index = raw.Net })
   current = net
