@@ -292,6 +292,21 @@ void Linker::load(const Object& o, bool library) {
     const Shdr& sh = (*sections)[i];
     if (sh.sh_type != llvm::ELF::SHT_RELA && sh.sh_type != llvm::ELF::SHT_REL)
       continue;
+    // LLVM's ELFObjectFile (which the DWARF line reader walks, debug relocations included)
+    // aborts the process on a relocation section whose symbol table index is not a section,
+    // and divides by its entry size: such an object is refused here, whatever it relocates.
+    const uint32_t entsize = sh.sh_type == llvm::ELF::SHT_RELA ? sizeof(ELFT::Rela)
+                                                               : sizeof(ELFT::Rel);
+    if (sh.sh_link >= sections->size() || sh.sh_entsize != entsize) {
+      errors_.push_back(o.name + ": relocation section " + std::to_string(i) +
+                        (sh.sh_link >= sections->size()
+                             ? " names section " + std::to_string(sh.sh_link) +
+                                   " as its symbol table; the object has " +
+                                   std::to_string(sections->size()) + " sections"
+                             : " has entries of " + std::to_string(sh.sh_entsize) +
+                                   " bytes, not " + std::to_string(entsize)));
+      continue;
+    }
     if (sh.sh_info >= io.section_map.size() || io.section_map[sh.sh_info] < 0)
       continue;
     if (sh.sh_type == llvm::ELF::SHT_REL) {
