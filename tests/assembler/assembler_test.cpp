@@ -978,10 +978,11 @@ int main(void) { s2 = s1; return (int)q(1000000000000ull, 7); }
 #endif
 }
 
-// Found by tests/fuzz/link_fuzz (crashes/link-bad-rela-symtab): a relocation section whose
-// symbol table index is not a section made LLVM's DWARF reader abort the process ("LLVM
-// ERROR: Invalid data was encountered while parsing the file"); one with a wrong entry size
-// divides by it. Both are refused with an error naming the section.
+// Found by tests/fuzz/link_fuzz (crashes/link-bad-rela-symtab, link-rela-outside-file): a
+// relocation section whose symbol table index is not a section, or whose entries lie
+// outside the file, made LLVM's DWARF reader abort the process ("LLVM ERROR: Invalid data
+// was encountered while parsing the file"); one with a wrong entry size divides by it. All
+// are refused with an error naming the section.
 TEST(Link, MalformedRelocationSectionsAreErrorsNotAborts) {
   auto object = [] {
     AssembleOptions g;
@@ -997,7 +998,8 @@ TEST(Link, MalformedRelocationSectionsAreErrorsNotAborts) {
   in.objects = {bad_link};
   EXPECT_NE(err(link(in)).find("m.s: relocation section "), std::string::npos);
   const std::string why = err(link(in));
-  EXPECT_NE(why.find(" names section 999 as its symbol table; the object has "), std::string::npos)
+  EXPECT_NE(why.find(" names section 999 as its symbol table; it is not one (the object has "),
+            std::string::npos)
       << why;
 
   Object bad_size = object();
@@ -1006,4 +1008,11 @@ TEST(Link, MalformedRelocationSectionsAreErrorsNotAborts) {
   const std::string why0 = err(link(in));
   EXPECT_NE(why0.find("m.s: relocation section "), std::string::npos) << why0;
   EXPECT_NE(why0.find(" has entries of 0 bytes, not 12"), std::string::npos) << why0;
+
+  Object outside = object();
+  patch_rela_headers(outside, 16, 0x7FFFFFF0); // sh_offset past the end of the file
+  in.objects = {outside};
+  const std::string why1 = err(link(in));
+  EXPECT_NE(why1.find("m.s: relocation section "), std::string::npos) << why1;
+  EXPECT_NE(why1.find(" is unreadable: "), std::string::npos) << why1;
 }
