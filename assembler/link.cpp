@@ -180,6 +180,41 @@ bool is_soft_float_helper(const std::string& n) {
   return kind == "sf" || kind == "df" || kind == "tf" || kind == "xf";
 }
 
+// Why a SHT_REL/SHT_RELA section cannot be used safely, or nothing.
+std::optional<std::string> check_relocation_section(const llvm::object::ELFFile<ELFT>& ef,
+                                                    llvm::ArrayRef<Shdr> sections,
+                                                    const Shdr& sh) {
+  const bool rela = sh.sh_type == llvm::ELF::SHT_RELA;
+  const uint32_t entsize = rela ? sizeof(ELFT::Rela) : sizeof(ELFT::Rel);
+  if (sh.sh_link >= sections.size() || sections[sh.sh_link].sh_type != llvm::ELF::SHT_SYMTAB)
+    return "names section " + std::to_string(sh.sh_link) +
+           " as its symbol table; it is not one (the object has " +
+           std::to_string(sections.size()) + " sections)";
+  if (sh.sh_entsize != entsize)
+    return "has entries of " + std::to_string(sh.sh_entsize) + " bytes, not " +
+           std::to_string(entsize);
+  auto syms = ef.symbols(&sections[sh.sh_link]);
+  if (!syms)
+    return "has a bad symbol table: " + llvm::toString(syms.takeError());
+  std::vector<uint32_t> indices;
+  if (rela) {
+    auto table = ef.relas(sh);
+    if (!table)
+      return "is unreadable: " + llvm::toString(table.takeError());
+    for (const auto& r : *table) indices.push_back(r.getSymbol(false));
+  } else {
+    auto table = ef.rels(sh);
+    if (!table)
+      return "is unreadable: " + llvm::toString(table.takeError());
+    for (const auto& r : *table) indices.push_back(r.getSymbol(false));
+  }
+  for (uint32_t si : indices)
+    if (si >= syms->size())
+      return "refers to symbol " + std::to_string(si) + "; the symbol table has " +
+             std::to_string(syms->size());
+  return std::nullopt;
+}
+
 void Linker::load(const Object& o, bool library) {
   InObject io;
   io.src = &o;
@@ -292,6 +327,14 @@ void Linker::load(const Object& o, bool library) {
     const Shdr& sh = (*sections)[i];
     if (sh.sh_type != llvm::ELF::SHT_RELA && sh.sh_type != llvm::ELF::SHT_REL)
       continue;
+    // LLVM's ELFObjectFile (which the DWARF line reader walks, debug relocations included)
+    // aborts the process on a relocation section whose symbol table is not a section, whose
+    // entries lie outside the file, or (unchecked) whose symbol indices are out of range, and
+    // divides by its entry size: such an object is refused here, whatever it relocates.
+    if (auto why = check_relocation_section(ef, *sections, sh)) {
+      errors_.push_back(o.name + ": relocation section " + std::to_string(i) + " " + *why);
+      continue;
+    }
     if (sh.sh_info >= io.section_map.size() || io.section_map[sh.sh_info] < 0)
       continue;
     if (sh.sh_type == llvm::ELF::SHT_REL) {

@@ -102,6 +102,23 @@ void retype_relocations(Object& o, uint8_t from, uint8_t to) {
   }
 }
 
+// Sets one field of every RELA section header of an object (ELF32 big-endian): `offset`
+// is the field's offset in the section header (24 sh_link, 36 sh_entsize).
+void patch_rela_headers(Object& o, uint32_t offset, uint32_t value) {
+  auto ef = llvm::object::ELFFile<llvm::object::ELF32BE>::create(o.data);
+  ASSERT_TRUE(bool(ef));
+  const auto& eh = ef->getHeader();
+  auto secs = ef->sections();
+  ASSERT_TRUE(bool(secs));
+  for (size_t i = 0; i < secs->size(); ++i) {
+    if ((*secs)[i].sh_type != llvm::ELF::SHT_RELA)
+      continue;
+    const size_t at = eh.e_shoff + i * eh.e_shentsize + offset;
+    for (int b = 0; b < 4; ++b)
+      o.data[at + b] = char(value >> (24 - 8 * b));
+  }
+}
+
 } // namespace
 
 // ---------------------------------------------------------------------------------------
@@ -1125,4 +1142,43 @@ int main(void) { s2 = s1; return (int)q(1000000000000ull, 7); }
 #else
   GTEST_SKIP() << "the firmware runtime is not part of this build";
 #endif
+}
+
+// Found by tests/fuzz/link_fuzz (crashes/link-bad-rela-symtab, link-rela-outside-file): a
+// relocation section whose symbol table index is not a section, or whose entries lie
+// outside the file, made LLVM's DWARF reader abort the process ("LLVM ERROR: Invalid data
+// was encountered while parsing the file"); one with a wrong entry size divides by it. All
+// are refused with an error naming the section.
+TEST(Link, MalformedRelocationSectionsAreErrorsNotAborts) {
+  auto object = [] {
+    AssembleOptions g;
+    g.debug = true; // .rela.debug_line: the DWARF reader relocates it
+    auto o = assemble("\t.text\n\t.globl main\nmain:\n\tbt main\n\tnop\n", "m.s", g);
+    EXPECT_TRUE(bool(o));
+    return o ? std::move(*o) : Object{};
+  };
+  Object bad_link = object();
+  patch_rela_headers(bad_link, 24, 999);
+  LinkInputs in;
+  in.startup = as(kStart, "start.s");
+  in.objects = {bad_link};
+  EXPECT_NE(err(link(in)).find("m.s: relocation section "), std::string::npos);
+  const std::string why = err(link(in));
+  EXPECT_NE(why.find(" names section 999 as its symbol table; it is not one (the object has "),
+            std::string::npos)
+      << why;
+
+  Object bad_size = object();
+  patch_rela_headers(bad_size, 36, 0);
+  in.objects = {bad_size};
+  const std::string why0 = err(link(in));
+  EXPECT_NE(why0.find("m.s: relocation section "), std::string::npos) << why0;
+  EXPECT_NE(why0.find(" has entries of 0 bytes, not 12"), std::string::npos) << why0;
+
+  Object outside = object();
+  patch_rela_headers(outside, 16, 0x7FFFFFF0); // sh_offset past the end of the file
+  in.objects = {outside};
+  const std::string why1 = err(link(in));
+  EXPECT_NE(why1.find("m.s: relocation section "), std::string::npos) << why1;
+  EXPECT_NE(why1.find(" is unreadable: "), std::string::npos) << why1;
 }
