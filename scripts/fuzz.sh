@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs one of the libFuzzer targets of tests/fuzz (README there says what each checks).
 #   scripts/fuzz.sh [TARGET] [SECONDS]    TARGET: fw (default), image, link, cpu, lua, packet;
-#                                         SECONDS default 60
+#                                         SECONDS default 60; FUZZ_SEED=N fixes the seed
 # Configures build-fuzz with clang-14 and -DLANAIKIT_FUZZ=ON, builds only that target, and
 # runs it over build-fuzz/corpus-TARGET (fw: build-fuzz/corpus), seeded from the checked-in
 # seeds (tests/fuzz/corpus*/) or, for link, from objects the toolchain produces; the
@@ -48,6 +48,9 @@ if [ "$target" = link ]; then LINK_FUZZ_SEEDS="$corpus" "$binary"; fi
 export ASAN_OPTIONS="detect_leaks=0:abort_on_error=1:${ASAN_OPTIONS:-}"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:${UBSAN_OPTIONS:-}"
 log="$dir/fuzz-$target.log"
+# FUZZ_SEED fixes libFuzzer's random seed (CI: a run that passed once passes again, the
+# time bound aside); by hand the seed is random.
+if [ -n "${FUZZ_SEED:-}" ]; then opts+=(-seed="$FUZZ_SEED"); fi
 set +e
 # Absolute paths: lua_fuzz works in a temporary directory.
 "$binary" "$(realpath "$corpus")" "${opts[@]}" -rss_limit_mb=4096 \
