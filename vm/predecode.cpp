@@ -113,9 +113,18 @@ void Cpu::build_slot(uint32_t index) {
   const isa::Inst& in = *decoded;
   const bool reads_pc = ((isa::regs_read(in) >> isa::PC) & 1) != 0;
   auto valid_target = [&](uint32_t t) { return t % 4 == 0 && t < sram_.size(); };
+  // A slot predecoded from the next word too (a load's interlock, a branch's nop delay
+  // slot, a compare's eager flags) goes stale when that word changes, so the word is marked
+  // in the code map: a store to it invalidates this slot (invalidate_words reaches two words
+  // back). Unmarked, a program that rewrote the word after a load kept the load's stale
+  // stall decision (cpu_fuzz, tests/fuzz/crashes/cpu-stall-mismatch).
+  auto observe_next = [&] {
+    if (index + 1 < num_words_) code_map()[(pc + 4) >> kCodeMapShift] = 1;
+  };
   // Load-use interlock against the next sequential word (a delay-slot load checks its
   // actual successor at run time instead).
   auto stall_after = [&](uint8_t rd) -> uint8_t {
+    observe_next();
     return next_reads(pc + 4, rd) ? uint8_t(std::min<uint32_t>(costs_.load_use_cycles, 255)) : 0;
   };
 
@@ -137,6 +146,7 @@ void Cpu::build_slot(uint32_t index) {
         if (const int fused = fused_branch(index))
           return set(FastOp(fused + (cmp ? F_CMPF_I_BEQ - F_SUBF_I_BEQ : 0)), rd, in.rs1, 0,
                      in.imm);
+        observe_next();
         if (next_reads_flags_directly(index)) return set(F_SUBE_IF, rd, in.rs1, 0, in.imm);
         if (cmp) return set(F_CMP_IF, rd, in.rs1, 0, in.imm);
       }
@@ -200,6 +210,7 @@ void Cpu::build_slot(uint32_t index) {
       if (const int fused = fused_branch(index))
         return set(FastOp(fused + (cmp ? F_CMPF_R_BEQ : F_SUBF_R_BEQ) - F_SUBF_I_BEQ),
                    dest(in.rd), in.rs1, in.rs2);
+      observe_next();
       if (next_reads_flags_directly(index)) return set(F_SUBE_RF, dest(in.rd), in.rs1, in.rs2);
       if (cmp) return set(F_CMP_RF, dest(in.rd), in.rs1, in.rs2);
     }
@@ -228,6 +239,7 @@ void Cpu::build_slot(uint32_t index) {
       // the delay slot holds a nop the handler may skip.
       const uint32_t rel = (in.imm / 4 - index) * uint32_t(sizeof(Slot)); // bytes
       if (!slots()[in.imm / 4].handler) ready_slots(in.imm / 4); // the handler jumps there
+      observe_next();
       const uint8_t nop_slot = delay_slot_is_nop(index) ? 1 : 0;
       if (in.cond == isa::Cond::T) return set(F_BT, nop_slot, 0, 0, rel);
       const uint16_t mask = kCondMask[unsigned(in.cond)];

@@ -125,8 +125,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   same("stop reason", int(r_fast.reason), int(r_ref.reason));
   same("executed", r_fast.executed, r_ref.executed);
   for (unsigned r = 0; r < 32; ++r) {
-    const std::string name = "r" + std::to_string(r);
-    same(name.c_str(), fast->cpu.reg(r), ref->cpu.reg(r));
+    char name[8];
+    std::snprintf(name, sizeof name, "r%u", r);
+    same(name, fast->cpu.reg(r), ref->cpu.reg(r));
   }
   same("pc", fast->cpu.pc(), ref->cpu.pc());
   same("npc", fast->cpu.npc(), ref->cpu.npc());
