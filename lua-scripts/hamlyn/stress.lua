@@ -11,7 +11,8 @@
 -- WINDOWS windows of the receiver's message area and as many metadata entries; message seq
 -- of a pair goes to window seq % WINDOWS, and the sender reuses a window only after the
 -- receiver acknowledged the message that last used it (a fast-mode message back carrying
--- the pair's count). Payload: src app, seq and length (12 bytes) then a byte derived from
+-- its seq). Acknowledgements are per window, not cumulative: with adaptive routing,
+-- messages complete, and acknowledgements arrive, out of order. Payload: src app, seq and length (12 bytes) then a byte derived from
 -- them, repeated; normal messages also carry the same 12 bytes as metadata.
 local args = require "args"
 
@@ -38,9 +39,10 @@ for i = 0, napps - 1 do
   local ack_slot = a:open_slot(64, 0)
   apps[i] = { app = a, node = node, data_slot = data_slot, ack_slot = ack_slot,
               area = a:slot(data_slot).area, send = a:alloc_send(napps * WINDOWS * win),
-              meta = a:alloc_send(napps * WINDOWS * 16), plan = {}, next = {}, acked = {}, sent_to = {},
-              got = {}, expect = 0, received = 0 }
-  for j = 0, napps - 1 do apps[i].next[j], apps[i].acked[j], apps[i].sent_to[j], apps[i].got[j] = 0, 0, 0, 0 end
+              meta = a:alloc_send(napps * WINDOWS * 16), plan = {}, next = {}, busy = {}, got = {},
+              expect = 0, received = 0 }
+  -- busy[dest][w]: the seq that last used window w to dest and is not acknowledged yet.
+  for j = 0, napps - 1 do apps[i].next[j], apps[i].busy[j], apps[i].got[j] = 0, {}, 0 end
 end
 
 -- The plan: what each application sends, in order.
@@ -72,9 +74,11 @@ for i = 0, napps - 1 do
     local k = 1
     local function handle(n)
       if n.slot == me.ack_slot then
-        local from, count = n.fast_word >> 16, n.fast_word & 0xFFFF
-        -- counts travel mod 2^16; they only grow
-        me.acked[from] = me.acked[from] + ((count - me.acked[from]) & 0xFFFF)
+        local from, low = n.fast_word >> 16, n.fast_word & 0xFFFF
+        local w = low % WINDOWS
+        local b = me.busy[from][w]
+        if b and (b & 0xFFFF) == low then me.busy[from][w] = nil
+        else fail(("app %d: acknowledgement of %d from %d names no message in flight"):format(i, low, from)) end
         return
       end
       local src, seq, len
@@ -109,10 +113,10 @@ for i = 0, napps - 1 do
       end
       -- The next send, when its window is free.
       local m = me.plan[k]
-      if m and me.sent_to[m.dest] - me.acked[m.dest] < WINDOWS then
+      if m and not me.busy[m.dest][(me.next[m.dest] + 1) % WINDOWS] then
         local seq = me.next[m.dest] + 1
         me.next[m.dest] = seq
-        me.sent_to[m.dest] = me.sent_to[m.dest] + 1
+        me.busy[m.dest][seq % WINDOWS] = seq
         local to = apps[m.dest]
         local w = (i * WINDOWS + seq % WINDOWS)
         local src_at = me.send + (m.dest * WINDOWS + seq % WINDOWS) * win
@@ -147,6 +151,9 @@ c:run { for_ns = 200000 } -- the last acknowledgements land
 local total_rx, reordered = 0, 0
 for i = 0, napps - 1 do
   total_rx = total_rx + apps[i].received
+  for j = 0, napps - 1 do
+    for w, seq in pairs(apps[i].busy[j]) do fail(("app %d: message %d to %d never acknowledged"):format(i, seq, j)) end
+  end
   if apps[i].received ~= apps[i].expect then
     fail(("app %d received %d of %d"):format(i, apps[i].received, apps[i].expect))
   end
