@@ -40,7 +40,7 @@ for i = 0, napps - 1 do
   apps[i] = { app = a, node = node, data_slot = data_slot, ack_slot = ack_slot,
               area = a:slot(data_slot).area, send = a:alloc_send(napps * WINDOWS * win),
               meta = a:alloc_send(napps * WINDOWS * 16), plan = {}, next = {}, busy = {}, got = {},
-              expect = 0, received = 0 }
+              expect = 0, received = 0, inflight = 0 }
   -- busy[dest][w]: the seq that last used window w to dest and is not acknowledged yet.
   for j = 0, napps - 1 do apps[i].next[j], apps[i].busy[j], apps[i].got[j] = 0, {}, 0 end
 end
@@ -77,7 +77,9 @@ for i = 0, napps - 1 do
         local from, low = n.fast_word >> 16, n.fast_word & 0xFFFF
         local w = low % WINDOWS
         local b = me.busy[from][w]
-        if b and (b & 0xFFFF) == low then me.busy[from][w] = nil
+        if b and (b & 0xFFFF) == low then
+          me.busy[from][w] = nil
+          me.inflight = me.inflight - 1
         else fail(("app %d: acknowledgement of %d from %d names no message in flight"):format(i, low, from)) end
         return
       end
@@ -101,7 +103,8 @@ for i = 0, napps - 1 do
       me.received = me.received + 1
       table.insert(pending_acks[i], { src, seq })
     end
-    while k <= #me.plan or me.received < me.expect or #pending_acks[i] > 0 do
+    -- Until everything is sent and acknowledged, received and acknowledged.
+    while k <= #me.plan or me.inflight > 0 or me.received < me.expect or #pending_acks[i] > 0 do
       local busy = false
       -- Acknowledge what arrived: a fast-mode message with the pair's count.
       while #pending_acks[i] > 0 do
@@ -117,6 +120,7 @@ for i = 0, napps - 1 do
         local seq = me.next[m.dest] + 1
         me.next[m.dest] = seq
         me.busy[m.dest][seq % WINDOWS] = seq
+        me.inflight = me.inflight + 1
         local to = apps[m.dest]
         local w = (i * WINDOWS + seq % WINDOWS)
         local src_at = me.send + (m.dest * WINDOWS + seq % WINDOWS) * win
