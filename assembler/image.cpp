@@ -152,6 +152,13 @@ uint32_t FirmwareImage::end() const {
   return e;
 }
 
+uint32_t FirmwareImage::data_end() const {
+  uint64_t e = end();
+  for (const GlobalLayout& g : layout_table.globals)
+    if (g.pinned_address) e = std::max<uint64_t>(e, uint64_t(*g.pinned_address) + g.size);
+  return uint32_t(std::min<uint64_t>(e, UINT32_MAX));
+}
+
 std::vector<uint8_t> FirmwareImage::flatten() const {
   std::vector<uint8_t> out(end(), 0);
   for (const Segment& s : segments)

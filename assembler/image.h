@@ -104,6 +104,10 @@ struct FirmwareImage {
   const Segment* segment_at(uint32_t addr) const;
   // Highest address used + 1 (end of the last segment), 0 for an empty image.
   uint32_t end() const;
+  // Where the image's data ends: end(), or past the highest pinned global of the layout
+  // table if that is higher (pinned globals sit above the image, below the stack). The
+  // loaders put the stack guard here.
+  uint32_t data_end() const;
   // The image as one flat SRAM picture from address 0 up to end(), bss zero-filled.
   std::vector<uint8_t> flatten() const;
   // Reads a big-endian 32-bit word from the initialised bytes (0 for bss / unmapped).

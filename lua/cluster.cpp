@@ -68,7 +68,7 @@ int lk_cluster(lua_State* L) {
   Runtime::Impl& rt = runtime_of(L);
   const TableArg t = a.table(1);
   t.only({"platform", "nodes", "topology", "nodes_per_switch", "spines", "max_batch", "host_pages",
-          "stop_on_fault", "nic"});
+          "stop_on_fault", "nic", "stack_guard"});
   const uint32_t nodes = uint32_t(t.opt_positive("nodes").value_or(2));
   if (nodes > 4096) t.fail("nodes", "at most 4096 nodes");
   Platform plat;
@@ -110,6 +110,11 @@ int lk_cluster(lua_State* L) {
   if (auto v = t.opt_positive("nodes_per_switch")) params.nodes_per_switch = uint32_t(*v);
   if (auto v = t.opt_positive("spines")) params.spines = uint32_t(*v);
   if (auto v = t.opt_positive("host_pages")) params.node.host_pages = *v;
+  if (auto v = t.opt_integer("stack_guard")) {
+    if (*v < 0 || *v % 4 != 0 || *v >= 0x80000000ll)
+      t.fail("stack_guard", "expected a multiple of 4 below 2 GiB (0 for none), got " + std::to_string(*v));
+    params.node.chip.stack_guard_bytes = uint32_t(*v);
+  }
   const uint64_t max_batch = uint64_t(t.opt_integer("max_batch").value_or(0));
   const bool stop_on_fault = t.opt_boolean("stop_on_fault").value_or(true);
 
@@ -127,10 +132,11 @@ int lk_cluster(lua_State* L) {
     // A firmware fault is the run's failure (exit status 1), with the chip's report; a
     // halt is not. The box owns the chip, so the raw pointer outlives the callback.
     if (stop_on_fault)
-      chip.on_stop([rtp = &rt, b = box.get()](vm::Chip& c) {
+      chip.on_stop([rtp = &rt, b = box.get(), i](vm::Chip& c) {
         if (!c.cpu().fault()) return;
         rtp->fail(Outcome::ScriptError, "the firmware of " + c.name() + " faulted at simulated time " +
-                                            us_text(b->cluster->kernel().now()) + ":\n" + c.report());
+                                            us_text(b->cluster->kernel().now()) + ":\n" +
+                                            b->cluster->node(i).report());
         b->cluster->kernel().stop();
       });
   }
@@ -157,10 +163,11 @@ int c_node(lua_State* L) {
   return 1;
 }
 
-const assembler::FirmwareImage& firmware_arg(const Args& a, int arg) {
+// The image is shared with the nodes that load it, so their fault reports name functions.
+std::shared_ptr<const assembler::FirmwareImage> firmware_arg(const Args& a, int arg) {
   auto& fw = a.udata<FirmwareUD>(arg, kFirmware);
   if (!fw.image) a.fail(arg, "the firmware was collected");
-  return *fw.image;
+  return fw.image;
 }
 
 int c_load(lua_State* L) {
@@ -591,7 +598,7 @@ int n_running(lua_State* L) {
 
 int n_report(lua_State* L) {
   Args a(L, "Node:report", 1);
-  lua_pushstring(L, node_self(a).chip().report().c_str());
+  lua_pushstring(L, node_self(a).report().c_str());
   return 1;
 }
 

@@ -151,7 +151,7 @@ std::string Runtime::Impl::chip_reports() const {
     Cluster& c = *box->cluster;
     out += "\ncluster " + std::to_string(i + 1) + " at simulated time " + us_text(c.kernel().now()) +
            "; where the chips are:\n";
-    for (uint32_t n = 0; n < c.size(); ++n) out += c.node(n).chip().report();
+    for (uint32_t n = 0; n < c.size(); ++n) out += c.node(n).report();
   }
   return out;
 }

@@ -126,11 +126,13 @@ EchoResult run_echo(const EchoConfig& config, const assembler::FirmwareImage& fi
   for (uint32_t s : config.sizes)
     if (s > ECHO_MAX_DATA) throw std::invalid_argument("sizes are at most 65536 bytes");
   Cluster cluster(config.cluster);
+  // Shared by the nodes, so that a fault report names functions and lines.
+  const auto image = std::make_shared<const assembler::FirmwareImage>(firmware);
   std::vector<std::unique_ptr<vm::Profiler>> profilers;
   Ctx c{config, cluster, {}, {}, MessageTrace(cluster, 0, 1), 0, 0, 0, 0, false, {}};
   for (uint32_t i = 0; i < cluster.size(); ++i) {
     Node& n = cluster.node(i);
-    n.load(firmware);
+    n.load(image);
     const uint64_t pages = (ECHO_MAX_DATA + ECHO_COMPLETION_BYTES + host::kPageSize - 1) / host::kPageSize;
     const std::vector<uint64_t> got = n.memory().allocate_pages(pages);
     c.host_buf.push_back(got.front() << host::kPageShift);
@@ -155,8 +157,8 @@ EchoResult run_echo(const EchoConfig& config, const assembler::FirmwareImage& fi
       }
       chip.set_instrument(&prof);
     }
-    n.chip().on_stop([&c, &cluster](vm::Chip& chip) {
-      c.failure = "the firmware stopped: " + chip.report();
+      n.chip().on_stop([&c, &cluster, &n](vm::Chip&) {
+      c.failure = "the firmware stopped: " + n.report();
       cluster.kernel().stop();
     });
     n.start();
@@ -185,7 +187,7 @@ EchoResult run_echo(const EchoConfig& config, const assembler::FirmwareImage& fi
     else
       msg += " (runaway or stuck firmware?)";
     msg += "; where the chips are:\n";
-    for (uint32_t i = 0; i < cluster.size(); ++i) msg += cluster.node(i).chip().report();
+    for (uint32_t i = 0; i < cluster.size(); ++i) msg += cluster.node(i).report();
     throw std::runtime_error(msg);
   }
 

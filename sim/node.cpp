@@ -1,5 +1,9 @@
 #include "sim/node.h"
 
+#include "sim/backtrace.h"
+#include "vm/debugger.h"
+
+#include <cstdio>
 #include <stdexcept>
 
 namespace lanaikit::sim {
@@ -18,7 +22,35 @@ Node::Node(Kernel& kernel, NodeParams params, uint32_t index, std::string name)
 
 Node::~Node() { chip_.attach_host(nullptr); }
 
+void Node::load(std::shared_ptr<const assembler::FirmwareImage> image) {
+  load(*image);
+  image_ = std::move(image);
+}
+
+std::string Node::report() const {
+  std::string out = chip_.report();
+  const vm::Cpu& cpu = chip_.cpu();
+  if (!cpu.fault()) return out;
+  out += "  backtrace:\n";
+  if (image_) {
+    const std::string bt = format_backtrace(*image_, cpu);
+    for (size_t at = 0; at < bt.size();) {
+      const size_t nl = bt.find('\n', at);
+      out += "    " + bt.substr(at, nl - at + 1);
+      at = nl == std::string::npos ? bt.size() : nl + 1;
+    }
+  } else {
+    char buf[40];
+    for (const vm::Frame& f : vm::backtrace(cpu, 32)) {
+      std::snprintf(buf, sizeof buf, "    0x%08x\n", f.pc);
+      out += buf;
+    }
+  }
+  return out;
+}
+
 void Node::load(const assembler::FirmwareImage& image) {
+  image_.reset();
   vm::Sram& sram = chip_.sram();
   if (image.end() > sram.size())
     throw std::invalid_argument(name_ + ": firmware image ends at " + std::to_string(image.end()) +
@@ -29,6 +61,7 @@ void Node::load(const assembler::FirmwareImage& image) {
   for (const auto& seg : image.segments)
     std::copy(seg.bytes.begin(), seg.bytes.end(), sram.data() + seg.address);
   chip_.cpu().invalidate_all();
+  chip_.cpu().set_stack_guard(image.data_end(), params_.chip.stack_guard_bytes);
   loaded_ = true;
 }
 

@@ -56,7 +56,12 @@ public:
   // Untimed: it happens at set-up, before the experiment. Throws if the image does not
   // fit the chip's SRAM.
   void load(const assembler::FirmwareImage& image);
+  // The same, keeping the image so that report() names functions and lines.
+  void load(std::shared_ptr<const assembler::FirmwareImage> image);
   void start() { chip_.start(); }
+  // The chip's report (vm::Chip::report) and, after a fault, the call stack: with symbols
+  // (and lines, with -g) if the image was kept, as addresses otherwise.
+  std::string report() const;
   // Whether an image was loaded (a chip started without one runs zeroed SRAM: an illegal
   // instruction at its first cycle).
   bool loaded() const { return loaded_; }
@@ -96,6 +101,7 @@ private:
   host::PhysicalMemory memory_;
   host::PciBus pci_;
   vm::Chip chip_;
+  std::shared_ptr<const assembler::FirmwareImage> image_; // for report(); may be null
   host::WaitList memory_watch_, interrupt_watch_;
   std::function<void()> on_interrupt_;
   uint64_t interrupts_ = 0;

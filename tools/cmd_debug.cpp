@@ -29,7 +29,7 @@ namespace lanaikit::tools {
 namespace {
 
 const char* const kHelp =
-    "usage: lanaikit debug IMAGE.elf [--sram-size BYTES] [--budget N]\n"
+    "usage: lanaikit debug IMAGE.elf [--sram-size BYTES] [--budget N] [--stack-guard BYTES]\n"
     "\n"
     "Runs a bare program (docs/abi.md) under the debugger. Commands, one per line on stdin:\n"
     "  break LOC          breakpoint at an address (0x...), a symbol, or FILE:LINE (needs -g)\n"
@@ -59,7 +59,9 @@ const char* const kHelp =
     "the prompt with the position printed; Ctrl-C at the prompt is ignored (quit or end the\n"
     "input to leave).\n"
     "Program output goes to stdout as the program writes it; a fault prints its report and a\n"
-    "backtrace. Exit status: the program's, 129 + fault kind after a fault, 0 on quit.\n";
+    "backtrace. Exit status: the program's, 129 + fault kind after a fault, 0 on quit.\n"
+    "--stack-guard BYTES: words above the image's data a store may not touch (default 256, 0\n"
+    "for none): the stack growing into them stops the program with 'stack overflow'.\n";
 
 std::string hex(uint32_t v) {
   char buf[16];
@@ -167,6 +169,7 @@ int cmd_debug(int argc, char** argv) {
   std::string path;
   uint64_t sram_size = 256 * 1024;
   uint64_t budget = kDefaultBudget; // per command; 0 = none
+  uint32_t stack_guard = vm::kDefaultStackGuardBytes;
   try {
     Args args(argc, argv, 2);
     while (!args.empty()) {
@@ -176,6 +179,7 @@ int cmd_debug(int argc, char** argv) {
         return 0;
       } else if (a == "--sram-size") sram_size = parse_count(a, args.value_for(a));
       else if (a == "--budget") budget = parse_count(a, args.value_for(a));
+      else if (a == "--stack-guard") stack_guard = parse_stack_guard(a, args.value_for(a));
       else if (!a.empty() && a[0] == '-') throw UsageError("unknown option '" + a + "'");
       else if (path.empty()) path = a;
       else throw UsageError("more than one image given");
@@ -187,7 +191,7 @@ int cmd_debug(int argc, char** argv) {
   }
   const auto image = read_image("debug", path);
   if (!image) return 1;
-  const auto machine = load_bare("debug", path, *image, sram_size, {});
+  const auto machine = load_bare("debug", path, *image, sram_size, {}, stack_guard);
   if (!machine) return 1;
   vm::Sram& sram = machine->sram;
   vm::BareIo& io = machine->io;
@@ -319,7 +323,8 @@ int cmd_debug(int argc, char** argv) {
   auto restart = [&] {
     sram.clear();
     cpu.invalidate_all();
-    if (const std::string err = load_image(*image, cpu); !err.empty()) throw UsageError(err);
+    if (const std::string err = load_image(*image, cpu, stack_guard); !err.empty())
+      throw UsageError(err);
     io.reset();
     dbg.restart();
   };

@@ -23,7 +23,7 @@ namespace {
 
 const char* const kHelp =
     "usage: lanaikit exec IMAGE.elf [--max-insns N] [--sram-size BYTES] [--trace] [--stats]\n"
-    "                    [--reference]\n"
+    "                    [--reference] [--stack-guard BYTES]\n"
     "\n"
     "Runs the image from its entry point until it halts (a store to 0xFFFFF004) or faults.\n"
     "Program output (stores to 0xFFFFF000) goes to stdout; the exit status is the program's.\n"
@@ -35,6 +35,9 @@ const char* const kHelp =
     "options:\n"
     "  --max-insns N       stop with a fault after N instructions (default 10000000000)\n"
     "  --sram-size BYTES   SRAM size (default 256K; K/M suffixes accepted)\n"
+    "  --stack-guard BYTES words above the image's data that a store may not touch: the\n"
+    "                      stack growing into them is a 'stack overflow' fault (default 256,\n"
+    "                      0 for none; docs/abi.md)\n"
     "  --trace             print every executed instruction on stderr (reference model)\n"
     "  --reference         run on the reference model instead of the fast interpreter\n"
     "                      (same results, slower; for checking the emulator itself)\n"
@@ -75,6 +78,7 @@ int cmd_exec(int argc, char** argv) {
   std::string path;
   uint64_t max_insns = 10'000'000'000ull;
   uint64_t sram_size = 256 * 1024;
+  uint32_t stack_guard = vm::kDefaultStackGuardBytes;
   bool trace = false, stats = false, reference = false, profile = false;
   std::string profile_out;
   vm::CostModel costs;
@@ -87,6 +91,7 @@ int cmd_exec(int argc, char** argv) {
         return 0;
       } else if (a == "--max-insns") max_insns = parse_count(a, args.value_for(a));
       else if (a == "--sram-size") sram_size = parse_count(a, args.value_for(a));
+      else if (a == "--stack-guard") stack_guard = parse_stack_guard(a, args.value_for(a));
       else if (a == "--trace") trace = true;
       else if (a == "--reference") reference = true;
       else if (a == "--cost") costs = parse_costs(args.value_for(a));
@@ -107,7 +112,7 @@ int cmd_exec(int argc, char** argv) {
 
   const auto image = read_image("exec", path);
   if (!image) return 1;
-  const auto machine = load_bare("exec", path, *image, sram_size, costs);
+  const auto machine = load_bare("exec", path, *image, sram_size, costs, stack_guard);
   if (!machine) return 1;
   vm::BareIo& io = machine->io;
   vm::Cpu& cpu = machine->cpu;

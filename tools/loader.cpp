@@ -11,7 +11,7 @@
 
 namespace lanaikit::tools {
 
-std::string load_image(const assembler::FirmwareImage& image, vm::Cpu& cpu) {
+std::string load_image(const assembler::FirmwareImage& image, vm::Cpu& cpu, uint32_t stack_guard) {
   vm::Sram& sram = cpu.sram();
   for (const auto& seg : image.segments) {
     if (!sram.contains(seg.address, seg.mem_size))
@@ -23,8 +23,16 @@ std::string load_image(const assembler::FirmwareImage& image, vm::Cpu& cpu) {
     sram.write(seg.address + uint32_t(seg.bytes.size()), zeros);
     cpu.invalidate(seg.address, seg.mem_size);
   }
+  cpu.set_stack_guard(image.data_end(), stack_guard);
   cpu.reset(image.entry);
   return {};
+}
+
+uint32_t parse_stack_guard(const std::string& option, std::string_view text) {
+  const uint64_t bytes = parse_count(option, text);
+  if (bytes % 4 != 0 || bytes >= 0x80000000ull)
+    throw UsageError(option + " must be a multiple of 4 below 2G (0 for no guard)");
+  return uint32_t(bytes);
 }
 
 void check_sram_size(uint64_t bytes) {
@@ -34,7 +42,7 @@ void check_sram_size(uint64_t bytes) {
 
 std::unique_ptr<BareMachine> load_bare(const char* command, const std::string& path,
                                        const assembler::FirmwareImage& image, uint64_t sram_size,
-                                       vm::CostModel costs) {
+                                       vm::CostModel costs, uint32_t stack_guard) {
   std::unique_ptr<BareMachine> m;
   try {
     m = std::make_unique<BareMachine>(uint32_t(sram_size), costs);
@@ -46,42 +54,11 @@ std::unique_ptr<BareMachine> load_bare(const char* command, const std::string& p
                  static_cast<unsigned long long>(sram_size));
     return nullptr;
   }
-  if (const std::string err = load_image(image, m->cpu); !err.empty()) {
+  if (const std::string err = load_image(image, m->cpu, stack_guard); !err.empty()) {
     std::fprintf(stderr, "lanaikit %s: %s: %s\n", command, path.c_str(), err.c_str());
     return nullptr;
   }
   return m;
-}
-
-std::string where(const assembler::FirmwareImage& image, uint32_t addr) {
-  std::string out;
-  if (const auto* s = image.symbol_at(addr)) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "+0x%x", addr - s->address);
-    out = s->name;
-    out.append(buf);
-  } else {
-    out.assign(1, '?'); // (not = "?": GCC 12 warns a false -Wrestrict on that here)
-  }
-  if (const auto loc = image.line_at(addr)) {
-    std::string f(loc->file);
-    const size_t slash = f.rfind('/');
-    if (slash != std::string::npos) f = f.substr(slash + 1);
-    out.append(" (").append(f).append(":").append(std::to_string(loc->line)).append(")");
-  }
-  return out;
-}
-
-std::string format_backtrace(const assembler::FirmwareImage& image, const vm::Cpu& cpu) {
-  std::string out;
-  char buf[32];
-  int i = 0;
-  auto line = [&](uint32_t pc) {
-    std::snprintf(buf, sizeof buf, "#%d 0x%08x in ", i++, pc);
-    out.append(buf).append(where(image, pc)).push_back('\n');
-  };
-  for (const vm::Frame& f : vm::backtrace(cpu)) line(f.pc);
-  return out;
 }
 
 std::optional<assembler::FirmwareImage> read_image(const char* command, const std::string& path) {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "assembler/image.h"
+#include "sim/backtrace.h"
 #include "vm/cpu.h"
 #include "vm/mmio.h"
 #include "vm/sram.h"
@@ -12,6 +13,9 @@
 #include <string>
 
 namespace lanaikit::tools {
+
+using sim::format_backtrace;
+using sim::where;
 
 // A bare machine for `exec` and `debug`: SRAM, the bare-ABI page (program output echoed to
 // stdout) and the CPU, with an image loaded.
@@ -32,17 +36,17 @@ void check_sram_size(uint64_t bytes);
 // "lanaikit COMMAND: path: why" and returns null.
 std::unique_ptr<BareMachine> load_bare(const char* command, const std::string& path,
                                        const assembler::FirmwareImage& image, uint64_t sram_size,
-                                       vm::CostModel costs = {});
+                                       vm::CostModel costs = {},
+                                       uint32_t stack_guard = vm::kDefaultStackGuardBytes);
 
-// Returns an error message, or "" on success.
-std::string load_image(const assembler::FirmwareImage& image, vm::Cpu& cpu);
+// Copies the image into SRAM, resets the CPU at its entry and puts `stack_guard` bytes of
+// stack guard above the image's data (vm::Cpu::set_stack_guard). Returns an error message,
+// or "" on success.
+std::string load_image(const assembler::FirmwareImage& image, vm::Cpu& cpu,
+                       uint32_t stack_guard = vm::kDefaultStackGuardBytes);
 
-// Where an address is: "main+0x10 (prog.c:12)" (symbol and, with -g, source line).
-std::string where(const assembler::FirmwareImage& image, uint32_t addr);
-
-// The call stack of a stopped CPU, one "#i 0x... in where" line per frame (vm::backtrace,
-// plus the caller of a function stopped at its first instruction).
-std::string format_backtrace(const assembler::FirmwareImage& image, const vm::Cpu& cpu);
+// --stack-guard BYTES: a multiple of 4 (0 for none) below 2G.
+uint32_t parse_stack_guard(const std::string& option, std::string_view text);
 
 // Reads a Lanai ELF image; on failure prints "lanaikit COMMAND: why" and returns nullopt.
 std::optional<assembler::FirmwareImage> read_image(const char* command, const std::string& path);

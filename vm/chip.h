@@ -42,6 +42,9 @@ struct ChipParams {
   CostModel costs;
   // RTC and IT0 tick. lanaikit's default, not from a paper.
   sim::Time rtc_tick_ps = 500 * sim::kNanosecond;
+  // The stack guard a loaded image gets above its data (vm::Cpu::set_stack_guard); a tool
+  // setting, not hardware: the Lua cluster option `stack_guard`.
+  uint32_t stack_guard_bytes = kDefaultStackGuardBytes;
 
   // lanaikit's own numbers, not any paper's testbed: 100 MHz, 1 MB of SRAM.
   static ChipParams lanaikit_default() {
@@ -99,6 +102,7 @@ public:
   const sim::ClockDomain& clock() const { return clock_; }
   Sram& sram() { return sram_; }
   Cpu& cpu() { return cpu_; }
+  const Cpu& cpu() const { return cpu_; }
   BareIo& bare_io() { return io_; }
   const ChipCounters& counters() const { return counters_; }
 

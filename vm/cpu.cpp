@@ -25,6 +25,7 @@ const char* fault_kind_name(FaultKind kind) {
   case FaultKind::BusError: return "access outside SRAM and the memory-mapped region";
   case FaultKind::MmioError: return "memory-mapped register error";
   case FaultKind::InstructionBudget: return "instruction budget exceeded";
+  case FaultKind::StackOverflow: return "stack overflow";
   }
   return "fault";
 }
@@ -82,7 +83,8 @@ void Cpu::invalidate(uint32_t addr, uint32_t len) {
   // ahead), was ever decoded.
   const uint32_t from = first > 1 ? first - 2 : 0;
   bool code = false;
-  for (uint32_t w = from; w < last && !code; ++w) code = code_map()[(uint64_t(w) * 4) >> kCodeMapShift];
+  for (uint32_t w = from; w < last && !code; ++w)
+    code = code_map()[(uint64_t(w) * 4) >> kCodeMapShift] & kCodeMark;
   if (code) invalidate_words(first, last);
 }
 
@@ -91,6 +93,23 @@ void Cpu::invalidate_all() {
   code_map_.zero(0, code_map_.size());
   core_.ready_limit = 0;
   invalidate_words(0, 0); // the sentinel
+  mark_guard(kGuardMark);
+}
+
+void Cpu::set_stack_guard(uint32_t begin, uint32_t bytes) {
+  mark_guard(0);
+  const uint64_t b = (uint64_t(begin) + 3) & ~uint64_t(3);
+  const uint64_t e = std::min<uint64_t>((b + bytes + 3) & ~uint64_t(3), sram_.size());
+  guard_begin_ = b < e ? uint32_t(b) : 0;
+  guard_end_ = b < e ? uint32_t(e) : 0;
+  mark_guard(kGuardMark);
+}
+
+void Cpu::mark_guard(uint8_t mark) {
+  for (uint32_t a = guard_begin_; a < guard_end_; a += 4) {
+    uint8_t& m = code_map()[a >> kCodeMapShift];
+    m = uint8_t((m & ~kGuardMark) | mark);
+  }
 }
 
 Cpu::StepStatus Cpu::set_fault(FaultKind kind, uint32_t address, std::string detail) {
@@ -151,13 +170,21 @@ Cpu::StepStatus Cpu::store(uint32_t addr, Width width, uint32_t value) {
   const uint32_t n = width_bytes(width);
   if (addr & (n - 1)) return set_fault(FaultKind::MisalignedAccess, addr, "store");
   if (sram_.contains(addr, n)) {
+    const uint8_t mark = code_map()[addr >> kCodeMapShift];
+    if (mark & kGuardMark) {
+      char what[128];
+      std::snprintf(what, sizeof what,
+                    "a store into the stack guard [%08x, %08x) above the image's data",
+                    guard_begin_, guard_end_);
+      return set_fault(FaultKind::StackOverflow, addr, what);
+    }
     uint8_t* p = sram_.data() + addr;
     switch (width) {
     case Width::Word: store_be32(p, value); break;
     case Width::Half: store_be16(p, uint16_t(value)); break;
     case Width::Byte: *p = uint8_t(value); break;
     }
-    if (code_map()[addr >> kCodeMapShift]) invalidate_words(addr / 4, addr / 4 + 1);
+    if (mark) invalidate_words(addr / 4, addr / 4 + 1);
     return StepStatus::Ok;
   }
   if (addr < kMmioBase) return set_fault(FaultKind::BusError, addr, "store");
@@ -446,7 +473,7 @@ std::string Cpu::fault_report() const {
   }
   out += "\n";
   if (f.kind == FaultKind::MisalignedAccess || f.kind == FaultKind::BusError ||
-      f.kind == FaultKind::MmioError) {
+      f.kind == FaultKind::MmioError || f.kind == FaultKind::StackOverflow) {
     std::snprintf(buf, sizeof buf, "  address %08x\n", f.address);
     out += buf;
   }

@@ -56,6 +56,7 @@ enum class FaultKind : uint8_t {
   BusError,           // access outside SRAM and outside the memory-mapped range
   MmioError,          // memory-mapped register missing, or accessed at the wrong width
   InstructionBudget,  // the run's instruction limit was reached (runaway firmware)
+  StackOverflow,      // a store into the stack guard (Cpu::set_stack_guard)
 };
 const char* fault_kind_name(FaultKind kind);
 
@@ -153,6 +154,18 @@ public:
   // host pages back.
   void invalidate_all();
 
+  // The stack guard: `bytes` from `begin` (begin rounded up to a word, the end rounded up to
+  // a word and clipped to SRAM) that no CPU store may touch. A store there faults with
+  // StackOverflow before it writes anything (nor updates a pre/post-modified base). The
+  // loaders put it right above the image's end and its pinned globals, below the stack,
+  // which grows down from the top of SRAM (docs/abi.md, "The stack guard"). Only CPU stores
+  // are checked: the host, DMA and loads may use the words. 0 bytes removes the guard. It
+  // survives invalidate_all. The fast path pays nothing for it: guard words are marked in
+  // the code map, which every store already checks.
+  void set_stack_guard(uint32_t begin, uint32_t bytes);
+  uint32_t stack_guard_begin() const { return guard_begin_; }
+  uint32_t stack_guard_end() const { return guard_end_; }
+
   // The fault report: kind, pc, the instruction disassembled, the registers.
   std::string fault_report() const;
   std::string register_dump() const;
@@ -243,10 +256,20 @@ private:
   HostMemory slots_;
   HostMemory code_map_;
   uint32_t num_words_ = 0;
+  uint32_t guard_begin_ = 0, guard_end_ = 0; // the stack guard, word aligned
+  void mark_guard(uint8_t mark);
 };
 
 // Granule of the code map that stores check: one word, so that data next to code (a table
 // right after a function, the start of .bss) never shares a granule with predecoded slots.
 inline constexpr unsigned kCodeMapShift = 2;
+// What a code-map byte holds: bits, so a store checks one byte for both. Code marks are
+// only ever added (until invalidate_all); the guard mark follows set_stack_guard.
+inline constexpr uint8_t kCodeMark = 1;  // a predecoded slot covers (or looked at) this word
+inline constexpr uint8_t kGuardMark = 2; // the word is in the stack guard
+
+// The loaders' stack guard (lanaikit's choice): a frame no larger than this cannot step
+// over it unnoticed.
+inline constexpr uint32_t kDefaultStackGuardBytes = 256;
 
 } // namespace lanaikit::vm

@@ -98,7 +98,7 @@ void Cpu::build_slot(uint32_t index) {
     s.delay1 = fast_handlers().delay1[op];
   };
   const uint32_t pc = index * 4;
-  code_map()[pc >> kCodeMapShift] = 1;
+  code_map()[pc >> kCodeMapShift] |= kCodeMark;
   const auto decoded = isa::decode(load_be32(sram_.data() + pc));
   s.reads = decoded ? isa::regs_read(*decoded) : 0;
   // A load whose successor reads its destination takes the stalling twin of its op, which
@@ -119,7 +119,7 @@ void Cpu::build_slot(uint32_t index) {
   // back). Unmarked, a program that rewrote the word after a load kept the load's stale
   // stall decision (cpu_fuzz, tests/fuzz/crashes/cpu-stall-mismatch).
   auto observe_next = [&] {
-    if (index + 1 < num_words_) code_map()[(pc + 4) >> kCodeMapShift] = 1;
+    if (index + 1 < num_words_) code_map()[(pc + 4) >> kCodeMapShift] |= kCodeMark;
   };
   // Load-use interlock against the next sequential word (a delay-slot load checks its
   // actual successor at run time instead).

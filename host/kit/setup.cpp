@@ -4,13 +4,16 @@
 #include "host/kit/sram.h"
 
 #include <algorithm>
+#include <memory>
 #include <vector>
 
 namespace lanaikit::kit {
 
 void load(sim::Cluster& cluster, const assembler::FirmwareImage& image) {
+  // One copy shared by the nodes, so that their fault reports name functions and lines.
+  const auto shared = std::make_shared<const assembler::FirmwareImage>(image);
   for (uint32_t i = 0; i < cluster.size(); ++i)
-    cluster.node(i).load(image);
+    cluster.node(i).load(shared);
 }
 
 namespace {

@@ -322,6 +322,43 @@ TEST(Errors, FirmwareFaultStopsTheRunWithTheChipsReport) {
   fs::remove_all(src);
 }
 
+// A recursion in firmware on a cluster node runs into the stack guard above the image's
+// pinned globals: the run stops with "stack overflow" and a backtrace naming the function.
+// The cluster option stack_guard = 0 removes the guard.
+TEST(Errors, FirmwareStackOverflowIsNamedWithTheBacktrace) {
+  const std::string src = temp_dir("overflow-src");
+  std::ofstream(src + "/deep.fw")
+      << "import \"debug.fw\";\n"
+         "var box: u32[16] @ 0x8000;\n"
+         "fn descend(n: u32) -> u32 {\n"
+         "  box[n & 15] = n;\n"
+         "  if n == 0 { return 0; }\n"
+         "  return descend(n - 1) + box[n & 15];\n"
+         "}\n"
+         "fn main() -> i32 { return descend(1000000) as i32; }\n";
+  auto script = [&](const std::string& guard) {
+    return "local fw = lk.firmware{ sources = '" + src + "/deep.fw', debug = true }\n" +
+           "local c = lk.cluster{ nodes = 2" + guard + " }\n" +
+           "c:load(fw); c:start()\nc:run{ for_ns = 100000000 }\n";
+  };
+  Outcome out = run(script(""));
+  EXPECT_EQ(out.status, 1);
+  EXPECT_NE(out.message.find(".chip faulted at simulated time"), std::string::npos) << out.message;
+  // The guard sits above the pinned global box ([0x8000, 0x8040)), not above the image.
+  EXPECT_NE(out.message.find("fault: stack overflow (a store into the stack guard [00008040, 00008140)"),
+            std::string::npos)
+      << out.message;
+  EXPECT_NE(out.message.find("in descend+0x"), std::string::npos) << out.message;
+  EXPECT_NE(out.message.find("deep.fw:"), std::string::npos) << out.message;
+  EXPECT_NE(out.message.find("the same frame"), std::string::npos) << out.message;
+  out = run(script(", stack_guard = 0"));
+  EXPECT_EQ(out.message.find("stack overflow"), std::string::npos) << out.message;
+  out = run(script(", stack_guard = 6"));
+  EXPECT_EQ(out.status, 1);
+  EXPECT_NE(out.message.find("stack_guard"), std::string::npos) << out.message;
+  fs::remove_all(src);
+}
+
 TEST(Errors, ScriptErrorHasFileAndLine) {
   const Outcome out = run("local x = 1\nlocal y = x + nil\n");
   EXPECT_EQ(out.status, 1);

@@ -50,6 +50,17 @@ LOOP_C = r"""
 int main(void) { for (volatile int i = 0;; ++i) {} }
 """
 
+# Unbounded recursion: the stack runs down from the top of SRAM into the image's data.
+RECURSE_C = r"""
+int depth(int n) {
+  volatile int pad[4];
+  pad[0] = n;
+  if (n == 0) return 0;
+  return depth(n - 1) + pad[0];
+}
+int main(void) { return depth(1000000) & 0xff; }
+"""
+
 ILLEGAL_S = r"""
 	.text
 	.globl main
@@ -245,6 +256,29 @@ def main():
                        "100000")
         if p:
             c.check("runaway fault names the function", " in main +0x" in p.stderr, p.stderr)
+
+        # --- the stack guard --------------------------------------------------------
+        rec_elf, bp = build("recurse.c", RECURSE_C, "-g")
+        c.check("stack guard: the recursion builds", bp.returncode == 0, bp.stderr)
+        p = run([lk, "exec", rec_elf])
+        c.check("stack guard: a runaway recursion is a stack overflow (status 136) with the guard named",
+                p.returncode == 136 and "fault: stack overflow (a store into the stack guard [" in p.stderr,
+                (p.returncode, p.stderr))
+        c.check("stack guard: the backtrace counts the repeated frame and shows who started it",
+                re.search(r"#0 0x[0-9a-f]+ in depth\+0x[0-9a-f]+ \(recurse\.c:\d+\)", p.stderr) is not None
+                and re.search(r"\.\.\. the same frame \d+ more times \(#\d+ to #\d+\)", p.stderr) is not None
+                and re.search(r"#\d+ 0x[0-9a-f]+ in main\+0x[0-9a-f]+ \(recurse\.c:\d+\)", p.stderr) is not None
+                and "in _start+" in p.stderr, p.stderr)
+        p = run([lk, "exec", "--stack-guard", "0", rec_elf])
+        c.check("stack guard: --stack-guard 0 removes it (the stack then runs through the image)",
+                p.returncode != 136 and "stack overflow" not in p.stderr, (p.returncode, p.stderr))
+        p = run([lk, "exec", "--stack-guard", "6", rec_elf])
+        c.check("stack guard: a size that is not a multiple of 4 is a usage error",
+                p.returncode == 2 and "--stack-guard must be a multiple of 4" in p.stderr, p.stderr)
+        p = run([lk, "debug", rec_elf], input="run\nbt\n")
+        c.check("stack guard: the debugger stops at the overflow with the backtrace",
+                "fault: stack overflow" in p.stdout and "the same frame" in p.stdout
+                and p.returncode == 136, (p.returncode, p.stdout, p.stderr))
 
         # --- disasm against llvm-objdump --------------------------------------------
         p = run([lk, "disasm", hello])

@@ -540,6 +540,85 @@ TEST(CpuFaults, RunawayLoopHitsTheBudget) {
   EXPECT_EQ(m->cpu.instructions(), 1001u);
 }
 
+// The stack guard (Cpu::set_stack_guard): a CPU store into it faults before writing, in
+// every dispatch mode, identically in the reference and the fast interpreter (run_all).
+TEST(StackGuard, AStoreIntoTheGuardFaultsBeforeWriting) {
+  const auto guard = [](Machine& m) {
+    m.sram.write32(0x1000, 0xAAAAAAAA);
+    m.cpu.set_stack_guard(0x1000, 16); // [0x1000, 0x1010)
+  };
+  // Pre-modify word store (the prologue's push): the base keeps its value.
+  auto m = run_all(prog({kNop, rm(true, R10, R9, -4, true, true)}), 100, {{R9, 0x1010}, {R10, 7}},
+                   {}, guard);
+  ASSERT_TRUE(m->cpu.fault().has_value());
+  EXPECT_EQ(m->cpu.fault()->kind, FaultKind::StackOverflow);
+  EXPECT_EQ(m->cpu.fault()->pc, 4u);
+  EXPECT_EQ(m->cpu.fault()->address, 0x100Cu);
+  EXPECT_EQ(m->cpu.reg(R9), 0x1010u);
+  EXPECT_EQ(m->sram.read32(0x100C), 0u);
+  EXPECT_EQ(m->cpu.instructions(), 1u);
+  const std::string report = m->cpu.fault_report();
+  EXPECT_NE(report.find("fault: stack overflow (a store into the stack guard [00001000, 00001010)"),
+            std::string::npos)
+      << report;
+  EXPECT_NE(report.find("address 0000100c"), std::string::npos) << report;
+  // A byte store into the guard's first word, in a branch's delay slot.
+  m = run_all(prog({bt(0x0c), spls(R10, R9, 3, true, true, false), kNop, kNop}), 100,
+              {{R9, 0x1000}, {R10, 0x55}}, {}, guard);
+  ASSERT_TRUE(m->cpu.fault().has_value());
+  EXPECT_EQ(m->cpu.fault()->kind, FaultKind::StackOverflow);
+  EXPECT_EQ(m->cpu.fault()->pc, 4u);
+  EXPECT_EQ(m->sram.read32(0x1000), 0xAAAAAAAAu);
+  // Just below and just above the guard: ordinary stores.
+  m = run_all(prog({st(R10, R9, -4), st(R10, R9, 16), exit_with(0)}), 100,
+              {{R9, 0x1000}, {R10, 5}}, {}, guard);
+  EXPECT_TRUE(m->cpu.halted()) << m->cpu.fault_report();
+  EXPECT_EQ(m->sram.read32(0x0FFC), 5u);
+  EXPECT_EQ(m->sram.read32(0x1010), 5u);
+}
+
+TEST(StackGuard, LoadsAndTheHostMayUseTheGuardWords) {
+  auto m = run_all(prog({ld(R10, R9, 4), exit_with(R10)}), 100, {{R9, 0x1000}}, {},
+                   [](Machine& m) {
+                     m.cpu.set_stack_guard(0x1000, 16);
+                     // The host (or a DMA engine) writes SRAM directly: no fault.
+                     m.sram.write32(0x1004, 42);
+                     m.cpu.invalidate(0x1004, 4);
+                   });
+  ASSERT_TRUE(m->cpu.halted()) << m->cpu.fault_report();
+  EXPECT_EQ(m->io.exit_status(), 42u);
+}
+
+TEST(StackGuard, RangeRoundingRemovalAndANewImage) {
+  Machine m(64 * 1024);
+  m.cpu.set_stack_guard(0x1001, 6); // begins at the next word: [0x1004, 0x100c)
+  EXPECT_EQ(m.cpu.stack_guard_begin(), 0x1004u);
+  EXPECT_EQ(m.cpu.stack_guard_end(), 0x100Cu);
+  m.cpu.set_stack_guard(64 * 1024 - 8, 256); // clipped to SRAM
+  EXPECT_EQ(m.cpu.stack_guard_end(), 64u * 1024);
+  m.cpu.set_stack_guard(64 * 1024, 256); // nothing left of it
+  EXPECT_EQ(m.cpu.stack_guard_begin(), m.cpu.stack_guard_end());
+
+  // Runs a store to `addr`: "overflow", "halt" or another ending.
+  auto store_at = [](Machine& m, uint32_t addr) -> std::string {
+    m.load(prog({st(R10, R9, 0), exit_with(0)}));
+    m.cpu.reset(0);
+    m.cpu.set_reg(R9, addr);
+    m.cpu.run(100);
+    if (m.cpu.halted()) return "halt";
+    return m.cpu.fault() && m.cpu.fault()->kind == FaultKind::StackOverflow ? "overflow" : "other";
+  };
+  m.cpu.set_stack_guard(0x2000, 8);
+  EXPECT_EQ(store_at(m, 0x2004), "overflow");
+  m.cpu.invalidate_all(); // a new image: the guard stays
+  EXPECT_EQ(store_at(m, 0x2004), "overflow");
+  m.cpu.set_stack_guard(0x3000, 8); // moved: the old words are free again
+  EXPECT_EQ(store_at(m, 0x2004), "halt");
+  EXPECT_EQ(store_at(m, 0x3000), "overflow");
+  m.cpu.set_stack_guard(0x3000, 0); // removed
+  EXPECT_EQ(store_at(m, 0x3000), "halt");
+}
+
 TEST(CpuCode, StoresOverCodeAreSeenByTheNextFetch) {
   // Overwrite the instruction at 0x10 (add r10, 1) with add r10, 7 before reaching it, after
   // it has already run once (so it is predecoded).

@@ -92,6 +92,7 @@ struct Case {
   std::vector<std::pair<unsigned, uint32_t>> regs;
   std::vector<uint32_t> jump_table; // at the r5 data base
   uint64_t budget;
+  uint32_t guard_begin = 0, guard_bytes = 0; // a stack guard (Cpu::set_stack_guard), or none
 };
 
 Case make_case(uint32_t seed) {
@@ -107,6 +108,13 @@ Case make_case(uint32_t seed) {
   c.regs.push_back({15, g.code_target()});
   for (int i = 0; i < 4; ++i) c.jump_table.push_back(g.chance(90) ? g.code_target() : g.u(64));
   c.budget = 1 + g.u(g.chance(20) ? 20 : 3000);
+  // Drawn last, so the programs above are those of the seeds before the guard existed.
+  // Mostly around the data bases the stores use, sometimes over the program itself.
+  if (g.chance(30)) {
+    c.guard_begin = g.chance(80) ? kDataBase + 0x100 * (1 + g.u(2)) + 4 * g.u(16) - 32
+                                 : 4 * g.u(kCodeWords);
+    c.guard_bytes = 4 * (1 + g.u(16));
+  }
   return c;
 }
 
@@ -116,6 +124,7 @@ std::unique_ptr<Machine> setup(const Case& c) {
   for (auto [r, v] : c.regs) m->cpu.set_reg(r, v);
   for (size_t i = 0; i < c.jump_table.size(); ++i)
     m->sram.write32(kDataBase + 0x200 + uint32_t(4 * i), c.jump_table[i]);
+  m->cpu.set_stack_guard(c.guard_begin, c.guard_bytes);
   return m;
 }
 
@@ -134,7 +143,7 @@ std::string state(const Machine& m) {
 } // namespace
 
 TEST(CpuDifferential, RandomProgramsAgreeWithTheReferenceModel) {
-  int halted = 0, faulted = 0, limited = 0;
+  int halted = 0, faulted = 0, limited = 0, overflowed = 0;
   for (uint32_t seed = 1; seed <= 3000; ++seed) {
     const Case c = make_case(seed);
     auto ref = setup(c);
@@ -166,12 +175,15 @@ TEST(CpuDifferential, RandomProgramsAgreeWithTheReferenceModel) {
     halted += r_ref.reason == lanaikit::vm::StopReason::Halted;
     faulted += r_ref.reason == lanaikit::vm::StopReason::Fault;
     limited += r_ref.reason == lanaikit::vm::StopReason::Limit;
+    overflowed += ref->cpu.fault() && ref->cpu.fault()->kind == lanaikit::vm::FaultKind::StackOverflow;
   }
   // The generator must exercise every way a run ends, or the test proves little.
   EXPECT_GT(halted, 100);
   EXPECT_GT(faulted, 100);
   EXPECT_GT(limited, 100);
-  std::printf("halted %d, faulted %d, ran out of budget %d\n", halted, faulted, limited);
+  EXPECT_GT(overflowed, 50);
+  std::printf("halted %d, faulted %d (%d in the stack guard), ran out of budget %d\n", halted,
+              faulted, overflowed, limited);
 }
 
 // Cycle budgets (Cpu::run_cycles, what a chip's CPU runs between two events): an

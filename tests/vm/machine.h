@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -53,13 +54,15 @@ inline lanaikit::vm::RunResult run_with(Machine& m, Executor how, uint64_t max_i
 inline std::unique_ptr<Machine> run_all(const std::vector<uint32_t>& words,
                                         uint64_t max_insns = 10000,
                                         const std::vector<std::pair<unsigned, uint32_t>>& regs = {},
-                                        lanaikit::vm::CostModel costs = {}) {
+                                        lanaikit::vm::CostModel costs = {},
+                                        const std::function<void(Machine&)>& prepare = {}) {
   std::unique_ptr<Machine> out;
   std::unique_ptr<Machine> ref;
   for (Executor how : {Executor::Reference, Executor::Fast, Executor::FastSingleSteps}) {
     auto m = std::make_unique<Machine>(64 * 1024, costs);
     m->load(words);
     for (auto [r, v] : regs) m->cpu.set_reg(r, v);
+    if (prepare) prepare(*m);
     const auto result = run_with(*m, how, max_insns);
     // A program still running at the limit is a runaway: all three report it the same way.
     if (result.reason == lanaikit::vm::StopReason::Limit) m->cpu.raise_budget_fault();
