@@ -1182,3 +1182,43 @@ TEST(Link, MalformedRelocationSectionsAreErrorsNotAborts) {
   EXPECT_NE(why1.find("m.s: relocation section "), std::string::npos) << why1;
   EXPECT_NE(why1.find(" is unreadable: "), std::string::npos) << why1;
 }
+
+// Found by tests/fuzz/link_fuzz (crashes/link-segv-in-libllvm): a DWARF 5 line table whose
+// file entry format names form 0 made LLVM 14 jump into the void (llvm-dwarfdump-14
+// crashes on it too). The linker reads every line-table header first and ignores the line
+// tables of an object whose entry formats use forms outside what compilers write, with a
+// warning; the link itself succeeds.
+TEST(Link, LineTableFormsLlvmCannotReadAreIgnoredWithAWarning) {
+  TempDir dir;
+  BuildOptions bo;
+  bo.debug = true;
+  auto compiled = load_input(dir.file("f.c", "int f(int x) { return x * 3; }\n"
+                                             "int main(void) { return f(2); }\n"),
+                             bo);
+  ASSERT_TRUE(bool(compiled)) << llvm::toString(compiled.takeError());
+  Object o = std::move(*compiled);
+  // clang's file entry format: path (line_strp), directory index (udata), MD5 (data16).
+  const std::string format("\x03\x01\x1f\x02\x0f\x05\x1e", 7);
+  const size_t at = o.data.find(format);
+  ASSERT_NE(at, std::string::npos) << "clang-14 -g no longer writes the expected DWARF 5 format";
+  LinkInputs in;
+  in.startup = as(kStart, "start.s");
+  in.objects = {o};
+  std::vector<std::string> warnings;
+  LinkOptions lo;
+  lo.warnings = &warnings;
+  FirmwareImage good = ok(link(in, lo));
+  EXPECT_FALSE(good.lines.empty());
+  EXPECT_TRUE(warnings.empty());
+
+  o.data[at + 6] = 0; // the MD5's form: 0, no form at all
+  in.objects = {o};
+  FirmwareImage img = ok(link(in, lo));
+  EXPECT_TRUE(img.lines.empty());
+  EXPECT_TRUE(img.symbol("main"));
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find(": warning: line table ignored: form 0x0 in the file entry format of "
+                             "the unit at offset 0"),
+            std::string::npos)
+      << warnings[0];
+}
