@@ -282,8 +282,12 @@ public:
     size_t root_offset;   // in the root text (of the .include that led there)
     std::string message;  // without location in the root text, with it in an included file
   };
-  Scanner(uint64_t sram_bytes, std::vector<Problem>& errors)
-      : sram_(Wide(sram_bytes)), errors_(errors) {}
+  // `literal_sizes`: the text is an asm statement of the firmware language, which LLVM's
+  // backend hands to MC without lanaikit's guarded parser (assembler/mc_guard.h), so nothing
+  // could stop a size or a count this scan cannot evaluate: there, sizes and counts must be
+  // integer literals and macros are refused.
+  Scanner(uint64_t sram_bytes, std::vector<Problem>& errors, bool literal_sizes = false)
+      : sram_(Wide(sram_bytes)), errors_(errors), literal_sizes_(literal_sizes) {}
 
   // The file being assembled is the first of the include chain (`name` may be a file).
   void scan_root(std::string_view text, const std::string& name) {
@@ -300,6 +304,7 @@ public:
       Wide count;
       Wide body = 0;
       bool macro;
+      std::string directive; // .rept, .irp, .irpc or .macro
     };
     std::vector<Block> blocks;
     Wide total = 0;
@@ -319,11 +324,32 @@ public:
           fail("'" + d + "' " + what + " " + bytes_text(bytes) + " bytes, more than the " +
                bytes_text(sram_) + "-byte SRAM holds");
       };
+      // In an asm statement, a size or count that is not made of literals.
+      auto needs_literal = [&](size_t i) {
+        if (!literal_sizes_ || i >= args.size() || arg(i)) return false;
+        std::string_view a = args[i];
+        while (!a.empty() && (a.front() == ' ' || a.front() == '\t')) a.remove_prefix(1);
+        while (!a.empty() && (a.back() == ' ' || a.back() == '\t')) a.remove_suffix(1);
+        fail("'" + d + "' in an asm statement needs " + (d == ".rept" ? "a count" : "a size") +
+             " of integer literals, not '" + std::string(a) +
+             "' (symbols are not evaluated here; a .s file may use them)");
+        return true;
+      };
+      if (d == ".macro" && literal_sizes_) {
+        fail("'.macro' is not supported in an asm statement (expansions could not be bounded; "
+             "define macros in a .s file)");
+        continue;
+      }
       if (d == ".rept" || d == ".irp" || d == ".irpc" || d == ".macro") {
         Wide count = 1;
-        if (d == ".rept")
+        if (d == ".rept" && needs_literal(0)) count = 0;
+        else if (d == ".rept")
           if (auto n = arg(0)) count = *n < 0 ? 0 : *n;
-        blocks.push_back({st.offset, count, 0, d == ".macro"});
+        // `.irp sym, a, b, c` expands once per value, `.irpc sym, abc` once per character:
+        // nested ones multiply like `.rept`.
+        if (d == ".irp" && args.size() > 1) count = Wide(args.size() - 1);
+        if (d == ".irpc" && args.size() > 1) count = Wide(std::max<size_t>(args[1].size(), 1));
+        blocks.push_back({st.offset, count, 0, d == ".macro", d});
         continue;
       }
       if ((d == ".endr" || d == ".endm" || d == ".endmacro") && !blocks.empty()) {
@@ -332,14 +358,14 @@ public:
         const Wide expanded = mul(b.count, b.body > 0 ? b.body : 1);
         if (expanded > Wide(kMaxExpandedStatements)) {
           error(text, name, b.offset,
-                "'.rept' expands to " + bytes_text(expanded) + " statements, more than " +
+                "'" + b.directive + "' expands to " + bytes_text(expanded) + " statements, more than " +
                     bytes_text(Wide(kMaxExpandedStatements)) + " (the limit of one assembly)");
           add(1);
         } else {
           add(expanded);
           if (blocks.empty() && total > Wide(kMaxExpandedStatements)) {
             error(text, name, b.offset,
-                  "'.rept' blocks expand to more than " + bytes_text(Wide(kMaxExpandedStatements)) +
+                  "'" + b.directive + "' blocks expand to more than " + bytes_text(Wide(kMaxExpandedStatements)) +
                       " statements in all");
             total = 0;
           }
@@ -373,6 +399,12 @@ public:
         include(text, name, st.offset, *path);
         continue;
       }
+      if ((d == ".fill" && (needs_literal(0) || needs_literal(1))) ||
+          ((d == ".space" || d == ".skip" || d == ".zero" || d == ".org" || d == ".align" ||
+            d == ".balign" || d == ".balignw" || d == ".balignl" || d == ".p2align" ||
+            d == ".p2alignw" || d == ".p2alignl") &&
+           needs_literal(0)))
+        continue;
       if (d == ".fill") {
         if (auto count = arg(0)) {
           Wide size = 1;
@@ -453,6 +485,7 @@ private:
 
   Wide sram_;
   std::vector<Problem>& errors_;
+  bool literal_sizes_ = false;
   std::vector<size_t> include_offsets_;  // of the .include directives being followed
   size_t root_include_ = 0;              // the outermost one's, in the root text
   std::vector<std::string> chain_;       // canonical paths of the files being scanned
@@ -474,7 +507,7 @@ llvm::Error check_asm_limits(std::string_view source, std::string_view name, uin
 
 std::vector<AsmLimitProblem> asm_limit_problems(std::string_view source, uint64_t sram_bytes) {
   std::vector<Scanner::Problem> errors;
-  Scanner scanner(sram_bytes, errors);
+  Scanner scanner(sram_bytes, errors, /*literal_sizes=*/true);
   scanner.scan(source, "asm");
   std::vector<AsmLimitProblem> out;
   for (Scanner::Problem& e : errors)

@@ -11,10 +11,12 @@
 //   - `.incbin` of something that is not a regular file, or of more bytes than SRAM holds;
 //   - `.fill`, `.space`, `.skip`, `.zero`, `.org`, `.align`, `.balign`, `.p2align` whose
 //     size, evaluated from integer literals, exceeds SRAM;
-//   - `.rept` blocks (nested ones multiply) that expand to more than kMaxExpandedStatements
-//     statements in all.
-// Sizes written with symbols (`.fill N, 4`) are not evaluated here; literal sizes are
-// what the examples of the issue and real firmware use.
+//   - `.rept`, `.irp` and `.irpc` blocks (nested ones multiply) that expand to more than
+//     kMaxExpandedStatements statements in all.
+// Sizes written with symbols (`.fill N, 4`) are not evaluated here: in a .s file the
+// guarded parser evaluates them as MC does (assembler/mc_guard.h). The firmware language's
+// `asm` statements reach MC through LLVM's backend, without that parser, so for them
+// (asm_limit_problems) sizes and counts must be integer literals and `.macro` is refused.
 #pragma once
 
 #include <cstdint>

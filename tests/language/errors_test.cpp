@@ -394,6 +394,34 @@ TEST(LanguageErrors, AsmTooLargeForSram) {
                "file (a device or pipe may never end)");
 }
 
+// The backend hands asm templates to MC without lanaikit's guarded parser (which counts
+// expansions and evaluates symbols in .s files), so a size or count the scan cannot evaluate
+// ran for minutes and gigabytes: in an asm statement they must be literals, and macros
+// (which may expand exponentially) are refused. Nested .irp blocks multiply.
+TEST(LanguageErrors, AsmSizesAndCountsMustBeLiterals) {
+  EXPECT_ERROR("fn f() { asm(\".set N, 0x40000000\\n.rept N\\nnop\\n.endr\"); }",
+               "t.fw:1:10: error: in the asm template: '.rept' in an asm statement needs a count of "
+               "integer literals, not 'N' (symbols are not evaluated here; a .s file may use them)");
+  EXPECT_ERROR("fn f() { asm(\".set N, 0x10000000\\n.fill N, 4, 0\"); }",
+               "t.fw:1:10: error: in the asm template: '.fill' in an asm statement needs a size of "
+               "integer literals, not 'N' (symbols are not evaluated here; a .s file may use them)");
+  EXPECT_ERROR("fn f() { asm(\".macro m\\nnop\\n.endm\\nm\"); }",
+               "t.fw:1:10: error: in the asm template: '.macro' is not supported in an asm "
+               "statement (expansions could not be bounded; define macros in a .s file)");
+  std::string nested;
+  for (int i = 0; i < 7; ++i) nested += ".irp a" + std::to_string(i) + ",1,2,3,4,5,6,7,8,9,10\\n";
+  nested += "nop\\n";
+  for (int i = 0; i < 7; ++i) nested += ".endr\\n";
+  EXPECT_ERROR("fn f() { asm(\"" + nested + "\"); }",
+               "t.fw:1:10: error: in the asm template: '.irp' expands to 10000000 statements, more "
+               "than 1000000 (the limit of one assembly)");
+  // Literal repeats, .irp over registers, fills and alignment still assemble.
+  CompileResult r = compile("fn main() -> i32 {\n  asm(\".rept 3\\nnop\\n.endr\\n"
+                            ".irp r,%r9,%r10\\nadd \\\\r, 1, \\\\r\\n.endr\\n.p2align 3\");\n"
+                            "  return 0;\n}");
+  EXPECT_TRUE(r.ok) << r.diagnostics;
+}
+
 // crt0.s calls main with no arguments and halts with its i32 result.
 TEST(LanguageErrors, MainWithTheWrongSignature) {
   EXPECT_ERROR("fn main(x: u32) -> i32 { return 0; }",
