@@ -267,6 +267,54 @@ TEST(HamlynFirmware, RefusedPacketsAreCountedAndWriteNothing) {
   EXPECT_EQ(b.sent(0), 5u) << "every entry is done, refused at the receiver or not";
 }
 
+// Fast-mode packets take the receive fast path (hamlyn_recv.fw, deliver_fast): each one
+// that fails a check is refused and counted exactly as the general path would, and
+// writes nothing. Slot 64 is slot 0 modulo MAX_SLOTS (the fast path reads that slot
+// before it refuses the index): refused all the same.
+TEST(HamlynFirmware, FastModePacketsAreRefusedAsTheGeneralPathWould) {
+  HamlynBench b;
+  b.receiver(1, 4096);
+  b.driver(1).open_slot(1, {SlotMode::Paranoid, b.area, kKey, b.meta, 0});
+  b.sender(0);
+  b.go();
+  ASSERT_EQ(b.h.constant("MAX_SLOTS"), 64u);
+  const auto data = test::pattern(32, 9);
+  auto fast = [] {
+    Request r;
+    r.meta_index = 0xFFFF;
+    return r;
+  };
+  Request bad_key = fast(), past_bound = fast(), far_off = fast(), free_slot = fast(), aliased_slot = fast(),
+          big_slot = fast(), with_delta = fast(), paranoid = fast(), good = fast();
+  bad_key.key = kKey ^ 0x100000000ull;    // the high word differs
+  past_bound.offset = 4096 - 16;          // 32 bytes at 4080: 16 past the area
+  far_off.offset = 0xFFFFFFF0u;           // offset + length wraps past 2^32
+  free_slot.slot = 7;                     // never opened
+  aliased_slot.slot = 64;                 // 64 % MAX_SLOTS = slot 0, open with this key
+  big_slot.slot = 0xFFFF;
+  with_delta.delta = 5;                   // fast mode is one packet: delta 0
+  paranoid.slot = 1;                      // fast mode only into NORMAL slots
+  good.offset = 256;
+  good.fast_word = 0x600DF00D;
+  for (const Request* r : {&bad_key, &past_bound, &far_off, &free_slot, &aliased_slot, &big_slot, &with_delta, &paranoid})
+    b.post_direct(0, 0, *r, {}, data);
+  b.post_direct(0, 0, fast(), {1, 2, 3, 4}, data); // metadata in fast mode
+  b.post_direct(0, 0, good, {}, data);
+  b.h.run([&] { return b.counter(1, "messages_in") == 1; });
+  EXPECT_EQ(b.counter(1, "bad_key"), 1u);
+  EXPECT_EQ(b.counter(1, "bad_bounds"), 2u);
+  EXPECT_EQ(b.counter(1, "bad_slot"), 3u);
+  EXPECT_EQ(b.counter(1, "bad_format"), 3u); // delta, paranoid slot, metadata
+  EXPECT_EQ(b.counter(1, "packets_in"), 1u);
+  EXPECT_EQ(b.note(1, 0), std::make_pair(0x80000000u | 0xFFFFu, 0x600DF00Du));
+  EXPECT_EQ(b.note(1, 1), std::make_pair(0u, 0u)) << "one notification only";
+  std::vector<uint8_t> want(4096, 0);
+  std::copy(data.begin(), data.end(), want.begin() + 256);
+  EXPECT_EQ(test::difference(b.h.mem(1, b.area.addr, 4096), want), "");
+  EXPECT_EQ(b.h.mem(1, b.meta.addr, 16 * 128), std::vector<uint8_t>(16 * 128, 0));
+  EXPECT_EQ(b.sent(0), 10u);
+}
+
 TEST(HamlynFirmware, ParanoidOneShotRefusesASecondMessageUntilRearmed) {
   HamlynBench b;
   b.receiver(1, 8192, SlotMode::ParanoidOneShot);
