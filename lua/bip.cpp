@@ -90,51 +90,36 @@ void push_recv_result(lua_State* L, const bip::RecvResult& r) {
 // copy_mb_per_s a rate) over the cluster's platform's.
 bip::Costs costs_arg(const Args& a, const TableArg& opts, const Platform& cluster_platform) {
   lua_State* L = a.state();
-  Runtime::Impl& rt = runtime_of(L);
-  const int ty = opts.push("costs");
+  opts.push("costs");
   struct Pop {
     lua_State* L;
     ~Pop() { lua_pop(L, 1); }
   } pop{L};
-  try {
-    if (ty == LUA_TNIL) return bip::costs_from_platform(cluster_platform);
-    if (ty == LUA_TSTRING)
-      return bip::costs_from_platform(load_platform(platform_path(rt.opt.source_dir, lua_tostring(L, -1))));
-    if (ty != LUA_TTABLE) opts.fail("costs", "expected a platform name or table, or a table of costs, got " + describe(L, -1));
-    for (const char* k : {"nic", "host", "name"}) {
-      lua_getfield(L, -1, k);
-      const bool platform = !lua_isnil(L, -1);
-      lua_pop(L, 1);
-      if (platform) return bip::costs_from_platform(platform_from_table(L, -1));
-    }
-    bip::Costs c = bip::costs_from_platform(cluster_platform);
-    const TableArg t(a, 3, lua_gettop(L), "costs");
-    t.only({"pin_call", "pin_page", "send_post", "recv_post", "copy_mb_per_s"});
-    if (auto v = t.opt_time_ns("pin_call")) c.pin.per_call = *v;
-    if (auto v = t.opt_time_ns("pin_page")) c.pin.per_page = *v;
-    if (auto v = t.opt_time_ns("send_post")) c.send_post = *v;
-    if (auto v = t.opt_time_ns("recv_post")) c.recv_post = *v;
-    if (auto v = t.opt_number("copy_mb_per_s")) c.copy_mb_per_s = *v;
-    return c;
-  } catch (const ArgError&) {
-    throw;
-  } catch (const std::exception& e) {
-    opts.fail("costs", e.what());
-  }
+  auto fail = [&](const std::string& why) { opts.fail("costs", why); };
+  if (auto c = platform_costs(L, -1, cluster_platform, fail, &bip::costs_from_platform)) return *c;
+  const TableArg t(a, 3, lua_gettop(L), "costs");
+  lua_pushnil(L); // the fields override the cluster's platform's costs
+  bip::Costs c = *platform_costs(L, -1, cluster_platform, fail, &bip::costs_from_platform);
+  lua_pop(L, 1);
+  t.only({"pin_call", "pin_page", "send_post", "recv_post", "copy_mb_per_s"});
+  if (auto v = t.opt_time_ns("pin_call")) c.pin.per_call = *v;
+  if (auto v = t.opt_time_ns("pin_page")) c.pin.per_page = *v;
+  if (auto v = t.opt_time_ns("send_post")) c.send_post = *v;
+  if (auto v = t.opt_time_ns("recv_post")) c.recv_post = *v;
+  if (auto v = t.opt_number("copy_mb_per_s")) c.copy_mb_per_s = *v;
+  return c;
 }
 
 // ---- lk.bip -------------------------------------------------------------------------------
 
 int lk_bip(lua_State* L) {
   Args a(L, "lk.bip");
-  auto& cud = a.udata<ClusterUD>(1, kCluster);
-  ClusterBox& box = live_box(a, cud.box);
-  auto& fw = a.udata<FirmwareUD>(2, kFirmware);
-  if (!fw.image) a.fail(2, "the firmware was collected");
+  const LibraryArgs lib = library_args(a);
+  const Platform& platform = lib.box->platform;
   bip::Options o;
   bip::Costs costs;
   if (a.none(3)) {
-    costs = library_call(a, [&] { return bip::costs_from_platform(box.platform); });
+    costs = library_call(a, [&] { return bip::costs_from_platform(platform); });
   } else {
     const TableArg t = a.table(3);
     t.only({"credits", "copy_max", "direct_min", "packet", "costs"});
@@ -142,16 +127,11 @@ int lk_bip(lua_State* L) {
     if (t.has("copy_max")) o.copy_max = t.u32("copy_max");
     if (t.has("direct_min")) o.direct_min = t.u32("direct_min");
     if (t.has("packet")) o.packet = t.u32("packet");
-    costs = costs_arg(a, t, box.platform);
+    costs = costs_arg(a, t, platform);
   }
-  kAnchor.claim(a, 1, box, "Bip");
-  auto st = std::make_shared<BipState>();
-  st->box = cud.box;
-  st->image = fw.image;
-  library_call(a, [&] { st->b = std::make_unique<bip::Bip>(*box.cluster, *st->image, costs, o); });
-  push_udata<BipUD>(L, kBip, std::move(st));
-  kAnchor.set(L, box);
-  return 1;
+  return push_library<BipUD, BipState>(a, kAnchor, kBip, "Bip", lib, [&](BipState& st) {
+    st.b = std::make_unique<bip::Bip>(*st.box->cluster, *st.image, costs, o);
+  });
 }
 
 // ---- Bip ----------------------------------------------------------------------------------

@@ -129,12 +129,10 @@ uint64_t addr_arg(const Args& a, int arg) { return uint64_t(a.integer_in(arg, 0,
 
 int lk_hamlyn(lua_State* L) {
   Args a(L, "lk.hamlyn");
-  auto& cud = a.udata<ClusterUD>(1, kCluster);
-  ClusterBox& box = live_box(a, cud.box);
-  auto& fw = a.udata<FirmwareUD>(2, kFirmware);
-  if (!fw.image) a.fail(2, "the firmware was collected");
+  const LibraryArgs lib = library_args(a);
+  const Platform& platform = lib.box->platform;
   hamlyn::Options o;
-  hamlyn::Costs costs = library_call(a, [&] { return hamlyn::costs_from_platform(box.platform); });
+  hamlyn::Costs costs = library_call(a, [&] { return hamlyn::costs_from_platform(platform); });
   if (!a.none(3)) {
     const TableArg t = a.table(3);
     t.only({"queue_entries", "handshake_period_ns", "handshake_ticks", "direct_max", "multipath", "costs"});
@@ -143,7 +141,15 @@ int lk_hamlyn(lua_State* L) {
     if (auto v = t.opt_time_ns("handshake_period_ns")) o.handshake_period = *v;
     if (t.has("handshake_ticks")) o.handshake_ticks = t.u32("handshake_ticks");
     if (t.has("direct_max")) o.direct_max = t.u32("direct_max");
-    if (t.push("costs") != LUA_TNIL) {
+    t.push("costs");
+    struct Pop {
+      lua_State* L;
+      ~Pop() { lua_pop(L, 1); }
+    } pop{L};
+    auto fail = [&](const std::string& why) { t.fail("costs", why); };
+    if (auto from = platform_costs(L, -1, platform, fail, &hamlyn::costs_from_platform)) {
+      costs = *from;
+    } else {
       const TableArg c(a, 3, lua_gettop(L), "costs");
       c.only({"send_call", "recv_call", "recv_poll", "context_switch", "trw_send", "trw_recv", "proto_call"});
       if (auto v = c.opt_time_ns("send_call")) costs.send_call = *v;
@@ -154,16 +160,10 @@ int lk_hamlyn(lua_State* L) {
       if (auto v = c.opt_time_ns("trw_recv")) costs.trw_recv = *v;
       if (auto v = c.opt_time_ns("proto_call")) costs.proto_call = *v;
     }
-    lua_pop(L, 1);
   }
-  kAnchor.claim(a, 1, box, "Hamlyn");
-  auto st = std::make_shared<State>();
-  st->box = cud.box;
-  st->image = fw.image;
-  library_call(a, [&] { st->h = std::make_unique<hamlyn::Hamlyn>(*box.cluster, *st->image, costs, o); });
-  push_udata<HamlynUD>(L, kHamlyn, std::move(st));
-  kAnchor.set(L, box);
-  return 1;
+  return push_library<HamlynUD, State>(a, kAnchor, kHamlyn, "Hamlyn", lib, [&](State& st) {
+    st.h = std::make_unique<hamlyn::Hamlyn>(*st.box->cluster, *st.image, costs, o);
+  });
 }
 
 int h_open(lua_State* L) {

@@ -1,6 +1,10 @@
 // The binding kit (lua/kit.h).
 #include "lua/kit.h"
 
+#include "lua/platform_table.h"
+
+#include <stdexcept>
+
 namespace lanaikit::sim::lua {
 
 uint32_t node_arg(const Args& a, int arg, const ClusterBox& box) {
@@ -12,6 +16,48 @@ uint32_t node_arg(const Args& a, int arg, const ClusterBox& box) {
   }
   return uint32_t(a.integer_in(arg, 0, int64_t(n) - 1,
                                ("a Node or a node index in 0.." + std::to_string(n - 1)).c_str()));
+}
+
+LibraryArgs library_args(const Args& a) {
+  auto& cud = a.udata<ClusterUD>(1, kCluster);
+  live_box(a, cud.box);
+  auto& fw = a.udata<FirmwareUD>(2, kFirmware);
+  if (!fw.image) a.fail(2, "the firmware was collected");
+  return {cud.box, fw.image};
+}
+
+std::optional<Platform> costs_platform(lua_State* L, int idx, const Platform& cluster,
+                                       const std::function<void(const std::string&)>& fail) {
+  idx = lua_absindex(L, idx);
+  const int ty = lua_type(L, idx);
+  auto failed = [&](const std::string& why) -> std::optional<Platform> {
+    fail(why);
+    throw std::logic_error("costs_platform: fail returned"); // it throws the Lua error
+  };
+  try {
+    if (ty == LUA_TNIL || ty == LUA_TNONE) return cluster;
+    if (ty == LUA_TSTRING)
+      return load_platform(platform_path(runtime_of(L).opt.source_dir, lua_tostring(L, idx)));
+    if (ty != LUA_TTABLE)
+      return failed("expected a platform name or table, or a table of costs, got " + describe(L, idx));
+    for (const char* k : {"nic", "host", "name"}) {
+      const bool has = lua_getfield(L, idx, k) != LUA_TNIL;
+      lua_pop(L, 1);
+      if (has) {
+        lua_pushvalue(L, idx); // platform_from_table reads the table on top
+        struct Pop {
+          lua_State* L;
+          ~Pop() { lua_pop(L, 1); }
+        } pop{L};
+        return platform_from_table(L, -1);
+      }
+    }
+    return std::nullopt;
+  } catch (const ArgError&) {
+    throw;
+  } catch (const std::exception& e) {
+    return failed(e.what());
+  }
 }
 
 host::VirtAddr vaddr32_arg(const Args& a, int arg) {

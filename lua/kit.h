@@ -10,14 +10,22 @@
 //   call_callback(box, ref, push_args, "what")         a Lua function called from inside
 //                                                       the simulation, with a traceback
 //   ClusterAnchor anchor("lanaikit.vmmc")               one library per cluster, anchored
+//   library_args(a) / push_library<UD, State>(...)      lk.<p>(cluster, fw, ...): checked
+//                                                       arguments, then the library built,
+//                                                       pushed and anchored
+//   costs_platform(L, idx, cluster, fail)               a `costs` value: a platform, or
+//                                                       nullopt for a table of cost fields
 #pragma once
 
 #include "lua/internal.h"
 
 #include "host/model/address_space.h"
+#include "sim/platform.h"
 
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -80,5 +88,58 @@ public:
 private:
   const char* key_;
 };
+
+// What every library constructor lk.<p>(cluster, fw, ...) takes first: the cluster
+// (argument 1, alive) and the firmware image (argument 2, not collected).
+struct LibraryArgs {
+  std::shared_ptr<ClusterBox> box;
+  std::shared_ptr<const assembler::FirmwareImage> image;
+};
+LibraryArgs library_args(const Args& a);
+
+// The rest of a library constructor: claims the cluster's anchor (one library of a kind per
+// cluster), makes the State (a struct with `box` and `image` members, which it fills),
+// builds the library with make(state) (its errors become the caller's), pushes the State's
+// userdata UD (a struct holding `std::shared_ptr<State> st`) with metatable `meta` and
+// anchors it. Returns 1, the values pushed.
+template <class UD, class State, class Make>
+int push_library(const Args& a, const ClusterAnchor& anchor, const char* meta, const std::string& what,
+                 const LibraryArgs& lib, Make make) {
+  anchor.claim(a, 1, *lib.box, what);
+  auto st = std::make_shared<State>();
+  st->box = lib.box;
+  st->image = lib.image;
+  library_call(a, [&] { make(*st); });
+  push_udata<UD>(a.state(), meta, std::move(st));
+  anchor.set(a.state(), *lib.box);
+  return 1;
+}
+
+// Where a library's host costs come from, the value at stack index `idx`: nil, the
+// cluster's platform; a string, that platform (a name, lua-scripts/platforms/NAME.lua, or a
+// path); a platform table (it has a `nic`, `host` or `name` field), that platform. Any other
+// table holds cost fields (ns, named as a platform file's host.costs) for the caller to read
+// over its defaults: nullopt. `fail` reports an error where the value came from (an
+// argument, or the `costs` option) and does not return.
+std::optional<Platform> costs_platform(lua_State* L, int idx, const Platform& cluster,
+                                       const std::function<void(const std::string&)>& fail);
+
+// The same, as the library's costs: from_platform (its costs_from_platform) applied to the
+// platform, its errors reported through `fail`; nullopt for a table of cost fields.
+template <class Costs>
+std::optional<Costs> platform_costs(lua_State* L, int idx, const Platform& cluster,
+                                    const std::function<void(const std::string&)>& fail,
+                                    Costs (*from_platform)(const Platform&)) {
+  const std::optional<Platform> p = costs_platform(L, idx, cluster, fail);
+  if (!p) return std::nullopt;
+  try {
+    return from_platform(*p);
+  } catch (const ArgError&) {
+    throw;
+  } catch (const std::exception& e) {
+    fail(e.what());
+    throw; // fail throws the Lua error; not reached
+  }
+}
 
 } // namespace lanaikit::sim::lua

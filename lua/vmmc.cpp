@@ -95,44 +95,18 @@ void push_notification(lua_State* L, const vmmc::Notification& n) {
 const std::vector<std::string> kCostFields = {"send_post", "daemon_call", "control_message", "signal",
                                               "pin_call", "pin_page"};
 
-// nil: the cluster's platform's; a string: a platform name or path; a platform table (it has a
-// `nic`, `host` or `name` field); else a table of costs in ns named as the platform file's
-// host.costs, each overriding the vmmc platform's.
+// The costs (argument `arg`, costs_platform): a platform's, or a table of costs in ns
+// named as the platform file's host.costs, each overriding the vmmc platform's.
 vmmc::Costs costs_arg(const Args& a, int arg, const Platform& cluster_platform) {
   lua_State* L = a.state();
-  Runtime::Impl& rt = runtime_of(L);
-  auto from_file = [&](const std::string& name) {
-    try {
-      return vmmc::costs_from_platform(load_platform(platform_path(rt.opt.source_dir, name)));
-    } catch (const std::exception& e) {
-      a.fail(arg, e.what());
-    }
-  };
-  if (a.none(arg)) return vmmc::costs_from_platform(cluster_platform);
-  if (lua_type(L, a.index(arg)) == LUA_TSTRING) return from_file(a.string(arg));
+  auto fail = [&](const std::string& why) { a.fail(arg, why); };
+  if (auto c = platform_costs(L, a.index(arg), cluster_platform, fail, &vmmc::costs_from_platform))
+    return *c;
   const TableArg t = a.table(arg);
-  bool platform = false;
-  for (const char* k : {"nic", "host", "name"}) {
-    const bool has = t.push(k) != LUA_TNIL;
-    lua_pop(L, 1);
-    platform = platform || has;
-  }
-  if (platform) {
-    lua_pushvalue(L, t.stack_index()); // platform_from_table reads the table on top
-    struct Pop {
-      lua_State* L;
-      ~Pop() { lua_pop(L, 1); }
-    } pop{L};
-    try {
-      return vmmc::costs_from_platform(platform_from_table(L, -1));
-    } catch (const ArgError&) {
-      throw;
-    } catch (const std::exception& e) {
-      a.fail(arg, e.what());
-    }
-  }
   t.only(kCostFields);
-  vmmc::Costs c = from_file("vmmc");
+  lua_pushliteral(L, "vmmc"); // the fields override the vmmc platform's costs
+  vmmc::Costs c = *platform_costs(L, -1, cluster_platform, fail, &vmmc::costs_from_platform);
+  lua_pop(L, 1);
   if (auto v = t.opt_time_ns("send_post")) c.send_post = *v;
   if (auto v = t.opt_time_ns("daemon_call")) c.daemon_call = *v;
   if (auto v = t.opt_time_ns("control_message")) c.control_message = *v;
@@ -147,23 +121,13 @@ vmmc::Costs costs_arg(const Args& a, int arg, const Platform& cluster_platform) 
 // lk.vmmc(cluster, fw [, costs]) -> Vmmc
 int lk_vmmc(lua_State* L) {
   Args a(L, "lk.vmmc");
-  auto& cud = a.udata<ClusterUD>(1, kCluster);
-  ClusterBox& box = live_box(a, cud.box);
-  auto& fw = a.udata<FirmwareUD>(2, kFirmware);
-  if (!fw.image) a.fail(2, "the firmware was collected");
-  const vmmc::Costs costs = costs_arg(a, 3, box.platform);
-
-  kAnchor.claim(a, 1, box, "Vmmc");
-
-  auto st = std::make_shared<VmmcState>();
-  st->rt = &runtime_of(L);
-  st->box = cud.box;
-  st->image = fw.image;
-  st->costs = costs;
-  library_call(a, [&] { st->v = std::make_unique<vmmc::Vmmc>(*box.cluster, *st->image, costs); });
-  push_udata<VmmcUD>(L, kVmmc, std::move(st));
-  kAnchor.set(L, box);
-  return 1;
+  const LibraryArgs lib = library_args(a);
+  const vmmc::Costs costs = costs_arg(a, 3, lib.box->platform);
+  return push_library<VmmcUD, VmmcState>(a, kAnchor, kVmmc, "Vmmc", lib, [&](VmmcState& st) {
+    st.rt = &runtime_of(L);
+    st.costs = costs;
+    st.v = std::make_unique<vmmc::Vmmc>(*st.box->cluster, *st.image, costs);
+  });
 }
 
 // ---- Vmmc ---------------------------------------------------------------------------------

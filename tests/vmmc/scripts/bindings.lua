@@ -28,7 +28,8 @@ local c = lk.cluster { platform = platform, nodes = 2 }
 -- ---- lk.vmmc arguments ----------------------------------------------------------------------
 fails("lk.vmmc: argument 1: expected a Cluster, got number 3", lk.vmmc, 3, fw)
 fails("lk.vmmc: argument 2: expected a Firmware, got no value", lk.vmmc, c)
-fails("lk.vmmc: argument 3: expected a table, got boolean", lk.vmmc, c, fw, true)
+fails("lk.vmmc: argument 3: expected a platform name or table, or a table of costs, got boolean", lk.vmmc, c, fw, true)
+fails("lk.vmmc: argument 3: ", lk.vmmc, c, fw, "no-such-platform")
 fails("lk.vmmc: argument 3 field 'sendpost': unknown field", lk.vmmc, c, fw, { sendpost = 1 })
 fails("lk.vmmc: argument 3 field 'signal': expected", lk.vmmc, c, fw, { signal = "slow" })
 -- A costs table (ns), a platform table, a platform name: all accepted (on other clusters).
