@@ -8,6 +8,7 @@ packages=(
   libboost-dev liblua5.4-dev
   googletest libgtest-dev libbenchmark-dev
   valgrind python3 pkg-config
+  tshark
 )
 missing=()
 for p in "${packages[@]}"; do
