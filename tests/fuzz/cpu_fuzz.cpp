@@ -10,7 +10,9 @@
 //
 // Input: mode byte, budget (2 bytes), r6..r9 (4 x 4 bytes), then big-endian words (at
 // most kMaxWords). Mode: bits 0-1 one call / batches, instruction / cycle budget; bits
-// 2-5 the batch size - 1; bit 6 a 2-cycle load-use stall.
+// 2-5 the batch size - 1; bit 6 a 2-cycle load-use stall; bit 7 a stack guard
+// (Cpu::set_stack_guard) over the data the r4/r5 bases point at and the program's last
+// words, so stores into it fault in every dispatch mode.
 //
 // Built only with -DLANAIKIT_FUZZ=ON and clang; run with scripts/fuzz.sh cpu [seconds].
 #include <cstddef>
@@ -64,6 +66,10 @@ std::unique_ptr<Machine> setup(const uint8_t* data, size_t size, vm::CostModel c
   m->cpu.set_reg(4, kDataBase + 0x100);
   m->cpu.set_reg(5, kDataBase + 0x200);
   m->cpu.set_reg(15, uint32_t(4 * (data[0] % (words ? words : 1))));
+  if (data[0] & 0x80) {
+    if (words > 8 && (data[1] & 1)) m->cpu.set_stack_guard(uint32_t(4 * (words - 8)), 32);
+    else m->cpu.set_stack_guard(kDataBase + 0xF0, 0x120);
+  }
   return m;
 }
 
