@@ -91,10 +91,7 @@ void push_recv_result(lua_State* L, const bip::RecvResult& r) {
 bip::Costs costs_arg(const Args& a, const TableArg& opts, const Platform& cluster_platform) {
   lua_State* L = a.state();
   opts.push("costs");
-  struct Pop {
-    lua_State* L;
-    ~Pop() { lua_pop(L, 1); }
-  } pop{L};
+  PopOnExit pop{L};
   auto fail = [&](const std::string& why) { opts.fail("costs", why); };
   if (auto c = platform_costs(L, -1, cluster_platform, fail, &bip::costs_from_platform)) return *c;
   const TableArg t(a, 3, lua_gettop(L), "costs");

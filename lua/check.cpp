@@ -8,6 +8,9 @@
 
 namespace lanaikit::sim::lua {
 
+PopOnExit::~PopOnExit() { lua_pop(L, 1); }
+
+
 namespace {
 
 std::string number_text(lua_State* L, int index) {
@@ -193,10 +196,7 @@ bool TableArg::has(const char* key) const {
 namespace {
 // Runs `get` on t[key] (on top of the stack) and pops it, also when `get` throws.
 template <class Get> auto with_field(lua_State* L, Get get) {
-  struct Pop {
-    lua_State* L;
-    ~Pop() { lua_pop(L, 1); }
-  } pop{L};
+  PopOnExit pop{L};
   return get();
 }
 } // namespace

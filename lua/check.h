@@ -22,6 +22,13 @@ struct lua_State;
 
 namespace lanaikit::sim::lua {
 
+// Pops one value when the scope ends, however it ends (a return, an ArgError): for a value
+// pushed to be read, e.g. `t.push("costs"); PopOnExit pop{L};`.
+struct PopOnExit {
+  lua_State* L;
+  ~PopOnExit();
+};
+
 struct ArgError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };

@@ -29,10 +29,7 @@ namespace {
 // checked as a platform's `nic` section is. Absent: the platform's own.
 std::optional<NicChoice> nic_choice(lua_State* L, Runtime::Impl& rt, const TableArg& t) {
   const int ty = t.push("nic");
-  struct Pop {
-    lua_State* L;
-    ~Pop() { lua_pop(L, 1); }
-  } pop{L};
+  PopOnExit pop{L};
   try {
     if (ty == LUA_TNIL) return std::nullopt;
     if (ty == LUA_TSTRING)
@@ -50,10 +47,7 @@ std::optional<NicChoice> nic_choice(lua_State* L, Runtime::Impl& rt, const Table
     lua_setfield(L, -2, "name");
     lua_pushvalue(L, -2);
     lua_setfield(L, -2, "nic");
-    struct PopWrapper {
-      lua_State* L;
-      ~PopWrapper() { lua_pop(L, 1); }
-    } pop_wrapper{L};
+    PopOnExit pop_wrapper{L};
     const Platform p = platform_from_table(L, -1);
     return NicChoice::explicit_nic(*p.nic, "the explicit nic table");
   } catch (const ArgError&) {
@@ -79,10 +73,7 @@ int lk_cluster(lua_State* L) {
       lua_pop(L, 1);
       plat = load_platform(platform_path(rt.opt.source_dir, name));
     } else if (ty == LUA_TTABLE) {
-      struct Pop {
-        lua_State* L;
-        ~Pop() { lua_pop(L, 1); }
-      } pop{L};
+      PopOnExit pop{L};
       plat = platform_from_table(L, -1);
     } else {
       const std::string got = describe(L, -1);

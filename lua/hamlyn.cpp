@@ -142,10 +142,7 @@ int lk_hamlyn(lua_State* L) {
     if (t.has("handshake_ticks")) o.handshake_ticks = t.u32("handshake_ticks");
     if (t.has("direct_max")) o.direct_max = t.u32("direct_max");
     t.push("costs");
-    struct Pop {
-      lua_State* L;
-      ~Pop() { lua_pop(L, 1); }
-    } pop{L};
+    PopOnExit pop{L};
     auto fail = [&](const std::string& why) { t.fail("costs", why); };
     if (auto from = platform_costs(L, -1, platform, fail, &hamlyn::costs_from_platform)) {
       costs = *from;

@@ -45,10 +45,7 @@ std::optional<Platform> costs_platform(lua_State* L, int idx, const Platform& cl
       lua_pop(L, 1);
       if (has) {
         lua_pushvalue(L, idx); // platform_from_table reads the table on top
-        struct Pop {
-          lua_State* L;
-          ~Pop() { lua_pop(L, 1); }
-        } pop{L};
+        PopOnExit pop{L};
         return platform_from_table(L, -1);
       }
     }

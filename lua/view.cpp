@@ -114,10 +114,7 @@ int lk_host_costs(lua_State* L) {
   } else {
     a.table(1);
     lua_pushvalue(L, a.index(1));
-    struct Pop {
-      lua_State* L;
-      ~Pop() { lua_pop(L, 1); }
-    } pop{L};
+    PopOnExit pop{L};
     try {
       platform = platform_from_table(L, -1);
     } catch (const ArgError&) {
