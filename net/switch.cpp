@@ -66,6 +66,14 @@ int Switch::holder(uint32_t out_port) const {
 uint32_t Switch::accept(Input& in, const Chunk& c) {
   switch (in.state) {
   case State::Idle:
+    // An empty packet (no route byte): discarded now. Its one chunk has no bytes, and the
+    // link takes such a chunk as consumed whatever the answer, so it cannot wait here for
+    // the fall-through time (routing it then would discard the next packet instead).
+    if (c.length == 0 && c.tail) {
+      ++counters_.packets_discarded;
+      ++counters_.bad_routes;
+      return 0;
+    }
     // A new head: route it after the fall-through time; until then its bytes wait.
     in.state = State::Routing;
     in.in_packet = c.packet;

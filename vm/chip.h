@@ -99,7 +99,7 @@ public:
 
   const std::string& name() const { return name_; }
   const ChipParams& params() const { return params_; }
-  const sim::ClockDomain& clock() const { return clock_; }
+  const sim::ClockDomain& clock() const override { return clock_; }
   Sram& sram() { return sram_; }
   Cpu& cpu() { return cpu_; }
   const Cpu& cpu() const { return cpu_; }

@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <string>
 #include <unistd.h>
 
@@ -91,17 +92,30 @@ struct Src {
   template <size_t N> const char* pick(const char* const (&a)[N]) { return a[below(N)]; }
 };
 
+// Appends to the script one piece at a time: each draw from the input is its own
+// statement, so the script is the same whatever order a compiler evaluates operands in
+// (the replay in the normal build is compiled by gcc, the fuzzer by clang).
 struct Gen {
   Src in;
   std::string out;
+
+  void word(const char* w) {
+    out += '"';
+    out += w;
+    out += '"';
+  }
 
   void value(int depth) {
     switch (in.below(depth > 2 ? 6 : 11)) {
     case 0: out += "nil"; break;
     case 1: out += in.pick(kNumbers); break;
     case 2: out += std::to_string(int(in.byte()) - 16); break;
-    case 3: out += "\"" + std::string(in.pick(kWords)) + "\""; break;
-    case 4: out += "V[" + std::to_string(1 + in.below(8)) + "]"; break;
+    case 3: word(in.pick(kWords)); break;
+    case 4:
+      out += "V[";
+      out += std::to_string(1 + in.below(8));
+      out += "]";
+      break;
     case 5: {
       // A float from eight bytes (hex, as Lua reads it; NaN and infinities as expressions).
       uint64_t bits = 0;
@@ -119,7 +133,11 @@ struct Gen {
       out += "{";
       const uint32_t k = in.below(6);
       for (uint32_t i = 0; i < k; ++i) {
-        if (in.below(2)) out += "[\"" + std::string(in.pick(kWords)) + "\"]=";
+        if (in.below(2)) {
+          out += "[";
+          word(in.pick(kWords));
+          out += "]=";
+        }
         value(depth + 1);
         out += ",";
       }
@@ -129,13 +147,20 @@ struct Gen {
     case 7: { // a string of raw bytes, escaped
       out += "\"";
       const uint32_t k = in.below(24);
-      for (uint32_t i = 0; i < k; ++i) out += "\\" + std::to_string(in.byte());
+      for (uint32_t i = 0; i < k; ++i) {
+        out += "\\";
+        out += std::to_string(in.byte());
+      }
       out += "\"";
       break;
     }
     case 8: out += in.below(2) ? "true" : "false"; break;
     case 9: // a long string, or a table holding itself
-      if (in.below(2)) out += "string.rep(\"a\", " + std::to_string(1 << in.below(18)) + ")";
+      if (in.below(2)) {
+        out += "string.rep(\"a\", ";
+        out += std::to_string(1 << in.below(18));
+        out += ")";
+      }
       else out += "(function() local t = {1, 2} t.t = t t[3] = t return t end)()";
       break;
     default: { // a function whose body calls more of the API with its arguments in V
@@ -160,19 +185,25 @@ struct Gen {
       const std::string slot = std::to_string(1 + in.below(8));
       switch (in.below(4)) {
       case 0: // lk.f(args)
-        out += "S(" + slot + ", pcall(lk." + in.pick(kFunctions);
+        out += "S(" + slot + ", pcall(lk.";
+        out += in.pick(kFunctions);
         arguments(depth);
         out += "))\n";
         break;
       case 1: // o:m(args), o any value held so far
       case 2:
-        out += "S(" + slot + ", pcall(function() local o = V[" + std::to_string(1 + in.below(8)) +
-               "] return o[\"" + in.pick(kMethods) + "\"](o";
+        out += "S(" + slot + ", pcall(function() local o = V[";
+        out += std::to_string(1 + in.below(8));
+        out += "] return o[";
+        word(in.pick(kMethods));
+        out += "](o";
         arguments(depth);
         out += ") end))\n";
         break;
       default: // o.key = value (platform tables are edited this way)
-        out += "pcall(function() V[" + slot + "][\"" + in.pick(kWords) + "\"] = ";
+        out += "pcall(function() V[" + slot + "][";
+        word(in.pick(kWords));
+        out += "] = ";
         value(depth);
         out += " end)\n";
         break;
@@ -198,11 +229,16 @@ std::string script(const uint8_t* data, size_t size) {
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   // Result files the scripts write land in a fresh directory (corpus paths must be
   // absolute: scripts/fuzz.sh passes them so).
-  char dir[] = "/tmp/lua_fuzz.XXXXXX";
+  static char dir[] = "/tmp/lua_fuzz.XXXXXX";
   if (!mkdtemp(dir) || chdir(dir) != 0) {
     std::perror("lua_fuzz: temporary directory");
     std::abort();
   }
+  // Removed at a normal exit (a finding aborts and leaves it, with what the script wrote).
+  std::atexit([] {
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+  });
   return 0;
 }
 

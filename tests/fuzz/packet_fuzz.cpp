@@ -13,6 +13,7 @@
 // 9000 bytes; the route to node 1 is put in front by the script).
 //
 // Built only with -DLANAIKIT_FUZZ=ON and clang; run with scripts/fuzz.sh packet [seconds].
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -60,10 +61,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   const char* protocol = kProtocols[data[0] % 4];
   std::string_view rest(reinterpret_cast<const char*>(data + 1), size - 1);
+  // Open finding (README, crashes/packet-empty-packet-lost): a packet with no byte after
+  // its route is lost when it reaches a receiver that is not armed, uncounted. Such
+  // packets are left out unless PACKET_FUZZ_EMPTY is set, so the fuzzer looks further.
+  static const bool keep_empty = std::getenv("PACKET_FUZZ_EMPTY") != nullptr;
   std::vector<std::string> packets;
-  while (packets.size() < kMaxPackets) {
+  for (size_t pieces = 0; pieces < kMaxPackets; ++pieces) {
     const size_t cut = rest.find(kSeparator);
-    packets.emplace_back(rest.substr(0, std::min(cut, kMaxBytes)));
+    if (keep_empty || (cut != 0 && !rest.empty()))
+      packets.emplace_back(rest.substr(0, std::min(cut, kMaxBytes)));
     if (cut == std::string_view::npos)
       break;
     rest.remove_prefix(cut + kSeparator.size());
