@@ -151,7 +151,11 @@ end
 local sent = { datagram = 0, stream = 0, trw = 0 }
 local bytes = { datagram = 0, stream = 0, trw = 0 }
 local records, flushes = 0, 0
-local done = 0
+local done, senders_done = 0, 0
+-- A receiver gives up this long after every sender finished with nothing arriving (a lost
+-- message then fails with the counts below rather than at the time limit).
+local GIVE_UP_NS = 2e6
+local STUCK_NS = 50e6
 
 -- The sender: the plan in order; a datagram or TRW waits for its window.
 for s = 0, N - 1 do
@@ -171,6 +175,22 @@ for s = 0, N - 1 do
           fail(("node %d: acknowledgement of %d from %d names no message in flight"):format(s, low, from))
         end
       end
+    end
+    -- One notification (or none in 50 us), then the acknowledgements; false once nothing
+    -- has come for STUCK_NS while we wait (a lost acknowledgement), so the run ends with
+    -- the failures listed.
+    local idle_since
+    local function wait()
+      if me.MT:poll(p, 50000) then idle_since = nil
+      else
+        idle_since = idle_since or p:now_ns()
+        if p:now_ns() - idle_since > STUCK_NS then
+          fail(("node %d: nothing for %.0f ms with %d messages unacknowledged"):format(s, STUCK_NS / 1e6, me.inflight))
+          return false
+        end
+      end
+      drain_acks()
+      return true
     end
     local k = 1
     while k <= #plan[s] do
@@ -192,8 +212,7 @@ for s = 0, N - 1 do
           flushes = flushes + 1
         end
       elseif me.busy[d][w] then
-        me.MT:poll(p, 50000)
-        drain_acks()
+        if not wait() then break end
         goto continue
       else
         me.busy[d][w] = seq
@@ -223,10 +242,10 @@ for s = 0, N - 1 do
       return true
     end
     while not drained() do
-      me.MT:poll(p, 50000)
-      drain_acks()
+      if not wait() then break end
     end
     done = done + 1
+    senders_done = senders_done + 1
   end)
 end
 
@@ -235,7 +254,7 @@ for d = 0, N - 1 do
   local me = nodes[d]
   local node = c:node(d)
   c:spawn(d, "rx" .. d, function(p)
-    local acks = {}
+    local acks, idle_since = {}, nil
     local function take(s, seq, kind)
       if me.seen[s][seq] then fail(("node %d: %s %d from %d twice"):format(d, kind, seq, s)) end
       if seq < 1 or seq > expect[d][s] then fail(("node %d: %s %d from %d not sent"):format(d, kind, seq, s)) end
@@ -259,7 +278,12 @@ for d = 0, N - 1 do
       for _, a in ipairs(acks) do me.ack_tx:send(p, nodes[a[1]].ack_ticket, me.ack_buf, 0, 0, (d << 16) | a[2]) end
       acks = {}
       if me.received >= me.expected then break end
-      me.MR:poll(p, 50000)
+      if not me.MR:poll(p, 50000) and senders_done == N then
+        idle_since = idle_since or p:now_ns()
+        if p:now_ns() - idle_since > GIVE_UP_NS then break end
+      else
+        idle_since = nil
+      end
       -- TRW: the tag names the window; the payload's header names the message.
       while true do
         local tag = me.trw_rx:get_tag(p, 0)
@@ -357,9 +381,11 @@ for _, kind in ipairs(PROTOS) do
 end
 if done ~= 2 * N then fail(("%d of %d processes finished"):format(done, 2 * N)) end
 if not o.quiet or #failures > 0 then
-  print(("hamlyn protocol stress: %d nodes (%s%s), %d messages checked: %d datagram (%d B), %d stream " ..
+  local received = 0
+  for n = 0, N - 1 do received = received + nodes[n].received end
+  print(("hamlyn protocol stress: %d nodes (%s%s), %d messages received and checked of %d: %d datagram (%d B), %d stream " ..
          "(%d B in %d records, %d flushes, %d sends blocked), %d TRW (%d B); %d packets reordered, %.3f ms simulated")
-    :format(N, o.topology, o.multipath and ", multipath" or "", sent.datagram + sent.stream + sent.trw,
+    :format(N, o.topology, o.multipath and ", multipath" or "", received, o.messages,
             sent.datagram, bytes.datagram, sent.stream, bytes.stream, records, flushes, blocked,
             sent.trw, bytes.trw, reordered, c:now_ns() / 1e6))
 end
