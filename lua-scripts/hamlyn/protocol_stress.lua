@@ -115,9 +115,11 @@ end
 for s = 0, N - 1 do
   local me = nodes[s]
   me.ack_ticket = me.ack_rx:ticket(0, 0)
+  -- One send buffer for every destination (a terminus has at most 8).
+  local send = me.T:alloc_send(N * WINDOWS * SLOT)
   for d = 0, N - 1 do
     if d ~= s then
-      me.send[d] = me.T:alloc_send(WINDOWS * SLOT)
+      me.send[d] = send + d * WINDOWS * SLOT
       me.next[d], me.busy[d], me.handles[d] = 0, {}, {}
       nodes[d].got[s], nodes[d].seen[s] = 0, {}
       if proto[s][d] == "stream" then
