@@ -406,6 +406,28 @@ int m_alloc(lua_State* L) {
   return 1;
 }
 
+host::Op<int> op_m_poll(host::Process& p, lua_State* co, hamlyn::Manager* m, sim::Time timeout) {
+  lua_pushboolean(co, co_await m->poll(p, timeout));
+  co_return 1;
+}
+
+// m:poll(p, timeout_ns) -> whether a notification came (and went to its receiver): an
+// application with several receivers waits for whichever has work, then asks each
+// receiver with a zero timeout.
+int m_poll(lua_State* L) {
+  Args a(L, "HamlynManager:poll", 1);
+  ManagerUD& ud = obj_self<hamlyn::Manager>(a, kManager);
+  LuaProc& lp = caller(a, ud.st, ud.node);
+  const sim::Time timeout = a.time_ns(2);
+  return await_op(lp, a.fn(), [m = ud.obj, co = lp.co, timeout](host::Process& p) { return op_m_poll(p, co, m, timeout); });
+}
+
+int m_unclaimed(lua_State* L) {
+  Args a(L, "HamlynManager:unclaimed", 1);
+  lua_pushinteger(L, lua_Integer(obj_self<hamlyn::Manager>(a, kManager).obj->unclaimed()));
+  return 1;
+}
+
 template <class R, class... A> R* keep_receiver(ManagerUD& ud, A&&... args) {
   auto r = std::make_unique<R>(*ud.obj, std::forward<A>(args)...);
   R* raw = r.get();
@@ -714,9 +736,10 @@ int st_flush(lua_State* L) {
 int st_stats(lua_State* L) {
   Args a(L, "HamlynStreamSender:stats", 1);
   auto& ud = obj_self<hamlyn::StreamSender>(a, kStTx);
-  lua_createtable(L, 0, 2);
+  lua_createtable(L, 0, 3);
   set_int(L, "messages", int64_t(ud.obj->messages()));
   set_int(L, "blocked", int64_t(ud.obj->blocked()));
+  set_int(L, "released", ud.obj->released());
   return 1;
 }
 
@@ -740,6 +763,8 @@ void open_hamlyn(lua_State* L) {
       {"recv_block", wrap<app_recv_block>}, {"manager", wrap<app_manager>}, {nullptr, nullptr}};
   new_type(L, kApp, am, gc_udata<ObjUD<hamlyn::Application>>, any_tostring);
   static const luaL_Reg mm[] = {{"alloc", wrap<m_alloc>},
+                                {"poll", wrap<m_poll>},
+                                {"unclaimed", wrap<m_unclaimed>},
                                 {"trw_receiver", wrap<m_trw_receiver>},
                                 {"trw_sender", wrap<m_trw_sender>},
                                 {"datagram_receiver", wrap<m_datagram_receiver>},

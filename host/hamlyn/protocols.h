@@ -147,6 +147,8 @@ public:
   host::Op<void> flush(host::Process& p);
   uint64_t messages() const { return messages_; }
   uint64_t blocked() const { return blocked_; }
+  // Records the receiver released (messages() once the stream is drained).
+  uint32_t released() const { return released_; }
   void process_arrival(const Notification& n) override;
 
 private:

@@ -116,7 +116,7 @@ TEST(HamlynProtocols, StreamDeliversInOrderAndBlocksOnTickets) {
     sent.push_back(test::pattern(len, i));
   }
   for (const auto& m : sent) stream_sent.insert(stream_sent.end(), m.begin(), m.end());
-  bool done = false;
+  bool done = false, tx_done = false;
   w.cluster.node(0).spawn("tx", [&](host::Process& p) -> host::Task {
     for (const auto& m : sent) {
       w.cluster.node(0).memory().write(src, m);
@@ -130,6 +130,12 @@ TEST(HamlynProtocols, StreamDeliversInOrderAndBlocksOnTickets) {
       }
     }
     co_await s.flush(p);
+    // Drained: every record released (the releases reach the sender through its manager).
+    while (s.released() < s.messages()) {
+      const bool got = co_await w.ma.poll(p, 20 * sim::kMillisecond);
+      if (!got) break;
+    }
+    tx_done = true;
   });
   w.cluster.node(1).spawn("rx", [&](host::Process& p) -> host::Task {
     uint32_t seq = 0;
@@ -144,8 +150,9 @@ TEST(HamlynProtocols, StreamDeliversInOrderAndBlocksOnTickets) {
     }
     done = true;
   });
-  w.run_until([&] { return done; });
+  w.run_until([&] { return done && tx_done; });
   EXPECT_EQ(test::difference(stream_got, stream_sent), "");
+  EXPECT_EQ(s.released(), s.messages());
   EXPECT_GT(s.blocked(), 0u) << "4 tickets for 120 records: the sender must have waited";
   EXPECT_LT(s.messages(), records) << "small sends were coalesced";
 }
