@@ -116,14 +116,24 @@ function H.pingpong(ctx, size, opts)
            size = size, mb_s = size / s.median }
 end
 
+-- The card's rejection counters (docs/hamlyn.md): every one is zero in a clean run.
+H.REJECTIONS = { "bad_crc", "bad_format", "bad_slot", "bad_key", "bad_bounds", "bad_index",
+                 "bad_one_shot", "bad_nqcb", "discarded" }
+
+-- Node i's nonzero rejection counters as "name = value" strings, and all its counters.
+function H.rejected(h, i)
+  local k, out = h:counters(i), {}
+  for _, name in ipairs(H.REJECTIONS) do
+    if k[name] ~= 0 then out[#out + 1] = ("%s = %d"):format(name, k[name]) end
+  end
+  return out, k
+end
+
 -- Every rejection counter of every node zero (a clean experiment).
 function H.check_clean(ctx)
   for i = 0, ctx.c:size() - 1 do
-    local k = ctx.h:counters(i)
-    for _, name in ipairs { "bad_crc", "bad_format", "bad_slot", "bad_key", "bad_bounds", "bad_index",
-                            "bad_one_shot", "bad_nqcb", "discarded" } do
-      assert(k[name] == 0, ("node %d: %s = %d"):format(i, name, k[name]))
-    end
+    local bad = H.rejected(ctx.h, i)
+    assert(#bad == 0, ("node %d: %s"):format(i, table.concat(bad, ", ")))
   end
 end
 

@@ -15,6 +15,7 @@
 -- messages complete, and acknowledgements arrive, out of order. Payload: src app, seq and length (12 bytes) then a byte derived from
 -- them, repeated; normal messages also carry the same 12 bytes as metadata.
 local args = require "args"
+local B = require "hamlyn.hamlyn_bench"
 
 local o = args.parse(arg, { nodes = 4, apps = 2, messages = 4000, max_bytes = 4096, seed = 1,
                             topology = "switch", multipath = false, quiet = false, platform = "hamlyn" },
@@ -163,12 +164,9 @@ for i = 0, napps - 1 do
   end
 end
 for n = 0, o.nodes - 1 do
-  local k = H:counters(n)
+  local bad, k = B.rejected(H, n)
   reordered = reordered + k.reordered
-  for _, name in ipairs { "bad_crc", "bad_format", "bad_slot", "bad_key", "bad_bounds", "bad_index",
-                          "bad_one_shot", "bad_nqcb", "discarded" } do
-    if k[name] ~= 0 then fail(("node %d: %s = %d"):format(n, name, k[name])) end
-  end
+  for _, what in ipairs(bad) do fail(("node %d: %s"):format(n, what)) end
 end
 if done_apps ~= napps then fail(("%d of %d applications finished"):format(done_apps, napps)) end
 if not o.quiet or #failures > 0 then
