@@ -1,5 +1,7 @@
 #include "tools/dissector.h"
 
+#include "host/model/memory.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
@@ -85,12 +87,6 @@ std::string lua_string(const std::string& s) {
   return out + "\"";
 }
 
-std::string hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
-
 } // namespace
 
 std::string wireshark_dissector(const FirmwareImage& image, const DissectorOptions& o) {
@@ -150,7 +146,7 @@ std::string wireshark_dissector(const FirmwareImage& image, const DissectorOptio
   L += "-- `wireshark -X lua_script:FILE` or put it in Wireshark's plugin folder.\n";
   L += "local p = Proto(" + lua_string(abbr) + ", " + lua_string("lanaikit " + proto + " (" + o.header + ")") + ")\n";
   L += "local HEADER_BYTES = " + std::to_string(header->size) + "\n";
-  L += "local MAGIC = " + hex(magic->value & 0xFFFFFFFFu) + " -- " + magic->name + "\n";
+  L += "local MAGIC = " + host::hex(magic->value & 0xFFFFFFFFu) + " -- " + magic->name + "\n";
   L += "local MAGIC_AT = " + std::to_string(magic_at) + "\n";
   L += "local MAX_ROUTE = " + std::to_string(kMaxRouteBytes) + "\n";
   L += "local f = {\n";
