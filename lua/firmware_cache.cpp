@@ -2,6 +2,8 @@
 
 #include "assembler/elf.h"
 
+#include <xxhash.h>
+
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -16,7 +18,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr const char* kFormat = "lanaikit-lua-firmware-cache 1";
+constexpr const char* kFormat = "lanaikit-lua-firmware-cache 2"; // 2: XXH3-128 keys
 
 bool read_file(const std::string& path, std::string& out) {
   std::ifstream in(path, std::ios::binary);
@@ -50,21 +52,18 @@ std::vector<std::string> dependencies(const std::string& text) {
   return out;
 }
 
-void hash_file(Fnv64& h, Fnv64& h2, const std::string& path, const std::vector<std::string>& dirs,
+void hash_file(KeyHash& h, const std::string& path, const std::vector<std::string>& dirs,
                std::set<std::string>& seen, int depth) {
   std::error_code ec;
   const std::string canon = fs::weakly_canonical(path, ec).string();
   if (!seen.insert(canon).second || depth > 64) return;
   std::string text;
   h.str(canon);
-  h2.str(canon);
   if (!read_file(path, text)) {
     h.str("<missing>");
-    h2.str("<missing>");
     return;
   }
   h.str(text);
-  h2.str(text);
   for (const std::string& dep : dependencies(text)) {
     std::vector<std::string> candidates;
     if (fs::path(dep).is_absolute()) candidates.push_back(dep);
@@ -75,24 +74,41 @@ void hash_file(Fnv64& h, Fnv64& h2, const std::string& path, const std::vector<s
     bool found = false;
     for (const auto& c : candidates)
       if (fs::is_regular_file(c, ec)) {
-        hash_file(h, h2, c, dirs, seen, depth + 1);
+        hash_file(h, c, dirs, seen, depth + 1);
         found = true;
         break;
       }
-    if (!found) {
-      h.str("<unresolved>" + dep);
-      h2.str("<unresolved>" + dep);
-    }
+    if (!found) h.str("<unresolved>" + dep);
   }
 }
 
-std::string hex(uint64_t v) {
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
-  return buf;
+} // namespace
+
+struct KeyHash::State {
+  XXH3_state_t* xxh = XXH3_createState();
+  ~State() { XXH3_freeState(xxh); }
+};
+
+KeyHash::KeyHash() : state_(std::make_unique<State>()) {
+  if (!state_->xxh || XXH3_128bits_reset(state_->xxh) != XXH_OK) throw std::bad_alloc();
+}
+KeyHash::~KeyHash() = default;
+
+void KeyHash::bytes(const void* data, size_t n) { XXH3_128bits_update(state_->xxh, data, n); }
+
+void KeyHash::u64(uint64_t v) {
+  unsigned char b[8];
+  for (int i = 0; i < 8; ++i) b[i] = static_cast<unsigned char>(v >> (8 * i));
+  bytes(b, sizeof b);
 }
 
-} // namespace
+std::string KeyHash::hex() const {
+  const XXH128_hash_t d = XXH3_128bits_digest(state_->xxh);
+  char buf[33];
+  std::snprintf(buf, sizeof buf, "%016llx%016llx", static_cast<unsigned long long>(d.high64),
+                static_cast<unsigned long long>(d.low64));
+  return buf;
+}
 
 FirmwareCache::FirmwareCache(std::string dir, std::string build_id)
     : dir_(std::move(dir)), build_id_(std::move(build_id)) {}
@@ -114,40 +130,31 @@ std::string FirmwareCache::default_build_id() {
 
 std::string FirmwareCache::key(const std::vector<std::string>& sources,
                                const assembler::BuildOptions& o) const {
-  // Two FNV-1a hashes with different bases: a 128-bit key.
-  Fnv64 h, h2(0x84222325cbf29ce4ull);
-  auto both_str = [&](const std::string& s) {
-    h.str(s);
-    h2.str(s);
-  };
-  auto both_u64 = [&](uint64_t v) {
-    h.u64(v);
-    h2.u64(v);
-  };
-  both_str(build_id_);
-  both_u64(uint64_t(o.opt));
-  both_u64(o.debug);
-  both_u64(o.sram_size);
-  both_u64(o.zero_bss);
-  both_u64(o.nostdlib);
-  both_u64(o.include_dirs.size());
-  for (const auto& s : o.include_dirs) both_str(s);
-  both_u64(o.defines.size());
-  for (const auto& s : o.defines) both_str(s);
-  both_u64(o.extra_cflags.size());
-  for (const auto& s : o.extra_cflags) both_str(s);
+  KeyHash h;
+  h.str(build_id_);
+  h.u64(uint64_t(o.opt));
+  h.u64(o.debug);
+  h.u64(o.sram_size);
+  h.u64(o.zero_bss);
+  h.u64(o.nostdlib);
+  h.u64(o.include_dirs.size());
+  for (const auto& s : o.include_dirs) h.str(s);
+  h.u64(o.defines.size());
+  for (const auto& s : o.defines) h.str(s);
+  h.u64(o.extra_cflags.size());
+  for (const auto& s : o.extra_cflags) h.str(s);
   std::set<std::string> seen;
   if (!o.nostdlib) {
-    hash_file(h, h2, o.startup, {}, seen, 0);
-    for (const auto& r : o.runtime) hash_file(h, h2, r, {}, seen, 0);
+    hash_file(h, o.startup, {}, seen, 0);
+    for (const auto& r : o.runtime) hash_file(h, r, {}, seen, 0);
   }
-  both_u64(sources.size());
+  h.u64(sources.size());
   for (const auto& s : sources) {
-    both_str("<source>");
+    h.str("<source>");
     std::set<std::string> own; // a source listed twice still counts twice
-    hash_file(h, h2, s, o.include_dirs, own, 0);
+    hash_file(h, s, o.include_dirs, own, 0);
   }
-  return hex(h.value()) + hex(h2.value());
+  return h.hex();
 }
 
 std::string FirmwareCache::path_for(const std::string& key) const {

@@ -2,7 +2,7 @@
 // bytes, the files they include (`#include "..."`) or import (`import "..."`) where they
 // can be found, the build options, the startup and runtime objects' bytes, and the build
 // of lanaikit itself (its executable's size and modification time, the clang path, a
-// format version). An unchanged source is built once per run (memory) and once across
+// format version), with XXH3-128. An unchanged source is built once per run (memory) and once across
 // runs (the directory holds <key>.elf images written with assembler::write_elf).
 #pragma once
 
@@ -17,28 +17,25 @@
 
 namespace lanaikit::sim::lua {
 
-// FNV-1a, 64 bits.
-class Fnv64 {
+// The cache key's hash: XXH3 with 128 bits (libxxhash), streamed. Every string is fed with
+// its length first, so ("ab","c") and ("a","bc") differ.
+class KeyHash {
 public:
-  explicit Fnv64(uint64_t basis = 0xcbf29ce484222325ull) : h_(basis) {}
-  void bytes(const void* data, size_t n) {
-    const auto* p = static_cast<const uint8_t*>(data);
-    for (size_t i = 0; i < n; ++i) h_ = (h_ ^ p[i]) * 0x100000001b3ull;
-  }
+  KeyHash();
+  ~KeyHash();
+  KeyHash(const KeyHash&) = delete;
+  KeyHash& operator=(const KeyHash&) = delete;
+  void bytes(const void* data, size_t n);
   void str(const std::string& s) {
     u64(s.size());
     bytes(s.data(), s.size());
   }
-  void u64(uint64_t v) {
-    for (int i = 0; i < 8; ++i) {
-      const uint8_t b = uint8_t(v >> (8 * i));
-      bytes(&b, 1);
-    }
-  }
-  uint64_t value() const { return h_; }
+  void u64(uint64_t v); // little-endian, whatever the host
+  std::string hex() const; // 32 hex digits
 
 private:
-  uint64_t h_;
+  struct State;
+  std::unique_ptr<State> state_;
 };
 
 class FirmwareCache {

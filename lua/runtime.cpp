@@ -174,9 +174,11 @@ uint64_t Runtime::Impl::trace_hash() const {
   }
   if (hashes.empty()) return 0;
   if (hashes.size() == 1) return hashes[0];
-  Fnv64 h;
-  for (uint64_t v : hashes) h.u64(v);
-  return h.value();
+  // FNV-1a over each hash's bytes, low first: one value for the whole run.
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (uint64_t v : hashes)
+    for (int i = 0; i < 8; ++i) h = (h ^ ((v >> (8 * i)) & 0xff)) * 0x100000001b3ull;
+  return h;
 }
 
 bool Runtime::Impl::call_predicate(int ref, bool& result, std::string& error) {

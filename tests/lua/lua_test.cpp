@@ -550,6 +550,19 @@ TEST(FirmwareCache, DefinesAreInTheKey) {
   fs::remove_all(src);
 }
 
+// The key is XXH3-128 (libxxhash) of a length-prefixed stream: the empty stream gives the
+// published XXH3-128 of no bytes, and moving a byte between two strings changes the key.
+TEST(FirmwareCache, KeyHashIsXxh3With128BitsOverLengthPrefixedStrings) {
+  EXPECT_EQ(KeyHash().hex(), "99aa06d3014798d86001c324468d497f");
+  KeyHash a, b;
+  a.str("ab");
+  a.str("c");
+  b.str("a");
+  b.str("bc");
+  EXPECT_NE(a.hex(), b.hex());
+  EXPECT_EQ(a.hex().size(), 32u);
+}
+
 TEST(FirmwareCache, CachedImageEqualsAFreshBuild) {
   const std::string dir = temp_dir("cache-eq");
   const std::string echo = kSource + "/firmware/echo/echo.c";
