@@ -1,6 +1,8 @@
 #include "lua/internal.h"
 #include "lua/protocols.h"
 
+#include "assembler/locations.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -109,21 +111,11 @@ void new_type(lua_State* L, const char* tname, const luaL_Reg* methods, lua_CFun
 
 Options Options::defaults() {
   Options o;
-#ifdef LANAIKIT_SOURCE_DIR
-  o.source_dir = LANAIKIT_SOURCE_DIR;
-#endif
-#ifdef LANAIKIT_CRT0
-  o.crt0 = LANAIKIT_CRT0;
-#endif
-#ifdef LANAIKIT_RUNTIME_OBJECTS
-  std::stringstream in(LANAIKIT_RUNTIME_OBJECTS);
-  for (std::string item; std::getline(in, item, ';');)
-    if (!item.empty()) o.runtime_objects.push_back(item);
-#endif
-  if (const char* env = std::getenv("LANAIKIT_CACHE"); env && *env) o.cache_dir = env;
-#ifdef LANAIKIT_LK_CACHE
-  else o.cache_dir = LANAIKIT_LK_CACHE;
-#endif
+  const assembler::Locations& l = assembler::locations();
+  o.source_dir = l.data_dir;
+  o.crt0 = l.crt0;
+  o.runtime_objects = l.runtime_objects;
+  o.cache_dir = l.cache_dir;
   return o;
 }
 

@@ -20,7 +20,7 @@ struct lua_State;
 namespace lanaikit::sim::lua {
 
 struct Options {
-  std::string source_dir;  // the source tree (platform names, relative firmware paths)
+  std::string source_dir;  // firmware/ and lua-scripts/: the source tree or the installed share dir
   std::string cache_dir;   // firmware cache; "" = no disk cache (memory only)
   std::string crt0;        // startup object and runtime library for lk.firmware
   std::vector<std::string> runtime_objects;
@@ -30,8 +30,9 @@ struct Options {
   // to about 50 ms of wall time per slice). Never changes results; tests vary it.
   Time first_slice = 10 * kMicrosecond;
 
-  // The build's defaults: source dir, runtime objects, and the cache directory
-  // ($LANAIKIT_CACHE, else <build dir>/lk-cache).
+  // The defaults (assembler/locations.h): the data dir and runtime objects of the build
+  // tree or the installed prefix, and the cache directory ($LANAIKIT_CACHE, else
+  // <build dir>/lk-cache, or ~/.cache/lanaikit when installed).
   static Options defaults();
 };
 

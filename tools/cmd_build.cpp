@@ -6,6 +6,7 @@
 #include "assembler/build.h"
 #include "assembler/elf.h"
 #include "assembler/fw/compile.h"
+#include "assembler/locations.h"
 
 #include "llvm/Support/Error.h"
 
@@ -41,15 +42,6 @@ const char* const kHelp =
     "                      tree), ir (LLVM IR after optimisation), asm (Lanai assembly) or\n"
     "                      obj (the relocatable object; needs -o)\n"
     "  -nostdlib           link only the inputs (they must define _start)\n";
-
-std::vector<std::string> split_list(const char* list) {
-  std::vector<std::string> out;
-  std::stringstream in(list);
-  std::string item;
-  while (std::getline(in, item, ';'))
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
 
 // --emit: one .fw file through the compiler, stopping after the requested stage.
 int emit_stage(const std::string& input, const std::string& stage,
@@ -95,9 +87,10 @@ int emit_stage(const std::string& input, const std::string& stage,
 
 int cmd_build(int argc, char** argv) {
   assembler::BuildOptions options;
-  options.startup = LANAIKIT_CRT0;
-  options.runtime = split_list(LANAIKIT_RUNTIME_OBJECTS);
-  options.library_dir = std::string(LANAIKIT_SOURCE_DIR) + "/firmware/lib";
+  const assembler::Locations& where = assembler::locations();
+  options.startup = where.crt0;
+  options.runtime = where.runtime_objects;
+  options.library_dir = where.firmware_lib();
   std::string output;
   std::string emit;
   std::vector<std::string> inputs;

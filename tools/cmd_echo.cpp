@@ -3,6 +3,7 @@
 #include "tools/commands.h"
 
 #include "assembler/build.h"
+#include "assembler/locations.h"
 #include "sim/echo_experiment.h"
 #include "sim/platform.h"
 
@@ -54,7 +55,7 @@ std::vector<std::string> split(const std::string& list, char sep) {
 
 std::string platform_path(const std::string& p) {
   if (p.find('/') != std::string::npos || (p.size() > 4 && p.substr(p.size() - 4) == ".lua")) return p;
-  return std::string(LANAIKIT_SOURCE_DIR) + "/lua-scripts/platforms/" + p + ".lua";
+  return assembler::locations().platforms() + "/" + p + ".lua";
 }
 
 } // namespace
@@ -62,7 +63,7 @@ std::string platform_path(const std::string& p) {
 int cmd_echo(int argc, char** argv) {
   sim::EchoConfig config;
   std::string platform = "vmmc";
-  std::string firmware = std::string(LANAIKIT_SOURCE_DIR) + "/firmware/echo/echo.c";
+  std::string firmware = assembler::locations().data_dir + "/firmware/echo/echo.c";
   std::string profile_out, trace_path, pcap_path, csv_path, svg_path;
   try {
     Args args(argc, argv, 2);
@@ -104,9 +105,10 @@ int cmd_echo(int argc, char** argv) {
     const sim::Platform plat = sim::load_platform(platform_path(platform));
     config.cluster = sim::cluster_params(plat, 2);
     assembler::BuildOptions bo;
-    bo.startup = LANAIKIT_CRT0;
-    bo.runtime = split(LANAIKIT_RUNTIME_OBJECTS, ';');
-    bo.library_dir = std::string(LANAIKIT_SOURCE_DIR) + "/firmware/lib";
+    const assembler::Locations& where = assembler::locations();
+    bo.startup = where.crt0;
+    bo.runtime = where.runtime_objects;
+    bo.library_dir = where.firmware_lib();
     bo.sram_size = config.cluster.node.chip.sram_bytes;
     bo.debug = config.profile; // line tables for the per-line profile
     auto image = assembler::build({firmware}, bo);
