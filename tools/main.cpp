@@ -1,6 +1,8 @@
 // lanaikit: build, run and inspect firmware for a LANai-style NIC processor.
 #include "tools/commands.h"
 
+#include "assembler/locations.h"
+
 #include <cstdio>
 #include <cstring>
 #include <string_view>
@@ -19,8 +21,20 @@ void usage(std::FILE* out) {
              "  run      run a Lua script (clusters, firmware, host processes)\n"
              "  dissector  write a Wireshark plugin for a firmware's packet header\n"
              "\n"
-             "Run 'lanaikit <command> --help' for the options of a command.\n",
+             "Run 'lanaikit <command> --help' for the options of a command;\n"
+             "'lanaikit --version' for the version and where its files are.\n",
              out);
+}
+
+// The version, and where this executable finds its own files (assembler/locations.h): what
+// to look at first when an installed copy does not find its firmware library.
+void version() {
+  const lanaikit::assembler::Locations& l = lanaikit::assembler::locations();
+  std::printf("lanaikit %s\n", LANAIKIT_VERSION);
+  std::printf("layout:   %s\n", l.installed ? "installed" : "build tree");
+  std::printf("data:     %s\n", l.data_dir.c_str());
+  std::printf("runtime:  %s\n", l.crt0.c_str());
+  std::printf("cache:    %s\n", l.cache_dir.empty() ? "(memory only)" : l.cache_dir.c_str());
 }
 
 } // namespace
@@ -34,6 +48,10 @@ int main(int argc, char** argv) {
   const std::string_view cmd = argv[1];
   if (cmd == "--help" || cmd == "-h" || cmd == "help") {
     usage(stdout);
+    return 0;
+  }
+  if (cmd == "--version" || cmd == "version") {
+    version();
     return 0;
   }
   if (cmd == "build") return cmd_build(argc, argv);
