@@ -5,7 +5,6 @@
 #include "lua/table_walk.h"
 
 #include "report/csv.h"
-#include "report/json.h"
 #include "report/progress.h"
 #include "report/svg_plot.h"
 
@@ -13,6 +12,7 @@
 #include <cmath>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 namespace lanaikit::sim::lua {
@@ -76,25 +76,29 @@ std::vector<std::string> string_keys(lua_State* L, int idx) {
 }
 
 // How deep lk.write_json follows nested tables: far beyond any result table, and far below
-// what the C++ recursion (and report::to_json's) can take.
+// what the C++ recursion (and nlohmann-json's serializer) can take.
 constexpr int kMaxJsonDepth = 100;
 
-report::JsonValue to_json_value(const Args& a, int idx, const std::string& path, TableWalk& walk) {
+// A Lua value as a JSON document (nlohmann-json's ordered_json: object members in the order
+// inserted, which is sorted key order here, so the file is deterministic).
+using Json = nlohmann::ordered_json;
+
+Json to_json_value(const Args& a, int idx, const std::string& path, TableWalk& walk) {
   lua_State* L = a.state();
   idx = lua_absindex(L, idx);
   switch (lua_type(L, idx)) {
-  case LUA_TNIL: return report::JsonValue(nullptr);
-  case LUA_TBOOLEAN: return report::JsonValue(lua_toboolean(L, idx) != 0);
+  case LUA_TNIL: return Json(nullptr);
+  case LUA_TBOOLEAN: return Json(lua_toboolean(L, idx) != 0);
   case LUA_TNUMBER:
-    if (lua_isinteger(L, idx)) return report::JsonValue(int64_t(lua_tointeger(L, idx)));
+    if (lua_isinteger(L, idx)) return Json(int64_t(lua_tointeger(L, idx)));
     if (!std::isfinite(lua_tonumber(L, idx))) a.fail(2, "at " + path + ": JSON has no NaN or infinity");
-    return report::JsonValue(double(lua_tonumber(L, idx)));
-  case LUA_TSTRING: return report::JsonValue(std::string(lua_tostring(L, idx)));
+    return Json(double(lua_tonumber(L, idx)));
+  case LUA_TSTRING: return Json(std::string(lua_tostring(L, idx), lua_rawlen(L, idx)));
   case LUA_TTABLE: {
     const TableWalk::Level level = walk.enter(L, idx, path);
     size_t n = 0;
     if (is_sequence(L, idx, n)) {
-      report::JsonValue arr = report::JsonValue::array();
+      Json arr = Json::array();
       for (size_t i = 1; i <= n; ++i) {
         lua_rawgeti(L, idx, lua_Integer(i));
         arr.push_back(to_json_value(a, -1, path + "[" + std::to_string(i) + "]", walk));
@@ -102,7 +106,7 @@ report::JsonValue to_json_value(const Args& a, int idx, const std::string& path,
       }
       return arr;
     }
-    report::JsonValue obj = report::JsonValue::object();
+    Json obj = Json::object();
     lua_pushnil(L);
     while (lua_next(L, idx)) {
       if (lua_type(L, -2) != LUA_TSTRING) a.fail(2, "at " + path + ": a JSON object needs string keys (or use a list)");
@@ -110,7 +114,7 @@ report::JsonValue to_json_value(const Args& a, int idx, const std::string& path,
     }
     for (const std::string& k : string_keys(L, idx)) {
       raw_field(L, idx, k.c_str());
-      obj.set(k, to_json_value(a, -1, path + "." + k, walk));
+      obj[k] = to_json_value(a, -1, path + "." + k, walk);
       lua_pop(L, 1);
     }
     return obj;
@@ -125,8 +129,9 @@ int lk_write_json(lua_State* L) {
   const std::string path = a.string(1);
   if (a.count() < 2) a.fail(2, "expected a value to write");
   TableWalk walk(kMaxJsonDepth, a.fn() + ": argument 2: ");
-  const report::JsonValue v = to_json_value(a, a.index(2), "value", walk);
-  write_text(a, path, report::to_json(v) + "\n");
+  const Json v = to_json_value(a, a.index(2), "value", walk);
+  // Two-space indentation; bytes that are not UTF-8 become U+FFFD rather than an error.
+  write_text(a, path, v.dump(2, ' ', false, Json::error_handler_t::replace) + "\n");
   return 0;
 }
 

@@ -5,13 +5,13 @@
 #include "sim/cluster.h"
 #include "sim/echo_experiment.h"
 #include "sim/platform.h"
-#include "report/json.h"
 #include "report/pcapng.h"
 
 #include <map>
 #include <sstream>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 namespace lanaikit {
 namespace {
@@ -118,14 +118,14 @@ TEST(System, TimelineAndCaptureOfAnEchoRun) {
   EXPECT_EQ(per_link["node0->sw0.0"], 4);
   EXPECT_EQ(per_link["sw0.1->node1"], 4);
 
-  const report::JsonValue doc = report::parse_json(trace.str());
+  const nlohmann::json doc = nlohmann::json::parse(trace.str());
   std::map<std::string, int> names;
-  for (const auto& e : doc.at("traceEvents").as_array()) {
-    ASSERT_TRUE(e.find("ph") && e.find("pid") && e.find("tid")) << report::to_json(e);
-    if (e.at("ph").as_string() == "X") {
-      ASSERT_TRUE(e.find("ts") && e.find("dur") && e.find("name"));
-      EXPECT_GE(e.at("dur").as_double(), 0.0);
-      ++names[e.at("name").as_string()];
+  for (const auto& e : doc.at("traceEvents")) {
+    ASSERT_TRUE(e.contains("ph") && e.contains("pid") && e.contains("tid")) << e.dump();
+    if (e.at("ph").get<std::string>() == "X") {
+      ASSERT_TRUE(e.contains("ts") && e.contains("dur") && e.contains("name"));
+      EXPECT_GE(e.at("dur").get<double>(), 0.0);
+      ++names[e.at("name").get<std::string>()];
     }
   }
   EXPECT_EQ(names["send_message"], 8);

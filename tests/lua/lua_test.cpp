@@ -9,6 +9,7 @@
 #include "sim/platform.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <filesystem>
 #include <fstream>
@@ -447,6 +448,10 @@ TEST(Results, CsvJsonAndSvgFilesAreWritten) {
   const std::string json = slurp(dir + "/r.json");
   EXPECT_NE(json.find("\"empty\": []"), std::string::npos) << json;
   EXPECT_LT(json.find("\"empty\""), json.find("\"name\"")) << "keys are sorted: " << json;
+  const nlohmann::json doc = nlohmann::json::parse(json);
+  EXPECT_EQ(doc.at("name"), "echo");
+  EXPECT_EQ(doc.at("sizes"), nlohmann::json({4, 64}));
+  EXPECT_EQ(doc.at("ok"), true);
   EXPECT_NE(slurp(dir + "/l.svg").find("<svg"), std::string::npos);
   fs::remove_all(dir);
 }

@@ -3,12 +3,16 @@
 #include "report/json.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <sstream>
 
 namespace lanaikit::report {
 namespace {
+
+using Json = nlohmann::json;
+
 
 TEST(ChromeTrace, TimestampsAreExactMicroseconds) {
   EXPECT_EQ(trace_timestamp_us(0), "0");
@@ -20,28 +24,28 @@ TEST(ChromeTrace, TimestampsAreExactMicroseconds) {
   EXPECT_EQ(trace_timestamp_us(INT64_MAX), "9223372036854.775807");
   // Up to 10^15 ps the value read back as a double still names the exact picosecond.
   const sim::Time t = 999'999'999'999'999;
-  EXPECT_EQ(std::llround(parse_json(trace_timestamp_us(t)).as_double() * 1e6), t);
+  EXPECT_EQ(std::llround(Json::parse(trace_timestamp_us(t)).get<double>() * 1e6), t);
 }
 
 // Every event has the fields the format requires.
-void check_event(const JsonValue& e) {
+void check_event(const Json& e) {
   ASSERT_TRUE(e.is_object());
-  const std::string ph = e.at("ph").as_string();
+  const std::string ph = e.at("ph").get<std::string>();
   EXPECT_TRUE(e.at("name").is_string());
-  EXPECT_TRUE(e.at("pid").is_int());
-  EXPECT_TRUE(e.at("tid").is_int());
+  EXPECT_TRUE(e.at("pid").is_number_integer());
+  EXPECT_TRUE(e.at("tid").is_number_integer());
   if (ph != "M") {
     EXPECT_TRUE(e.at("ts").is_number());
   }
   if (ph == "X") {
-    ASSERT_NE(e.find("dur"), nullptr);
-    EXPECT_GE(e.at("dur").as_double(), 0);
+    ASSERT_TRUE(e.contains("dur"));
+    EXPECT_GE(e.at("dur").get<double>(), 0);
   }
   if (ph == "i") {
-    EXPECT_EQ(e.at("s").as_string(), "t");
+    EXPECT_EQ(e.at("s").get<std::string>(), "t");
   }
   if (ph == "C") {
-    EXPECT_TRUE(e.at("args").at(e.at("name").as_string()).is_number());
+    EXPECT_TRUE(e.at("args").at(e.at("name").get<std::string>()).is_number());
   }
 }
 
@@ -62,19 +66,19 @@ TEST(ChromeTrace, WritesAValidTraceWithNamedTracks) {
   w.finish();
   EXPECT_THROW(w.instant(cpu0, "late", 0), std::logic_error);
 
-  const JsonValue doc = parse_json(s.str());
-  EXPECT_EQ(doc.at("displayTimeUnit").as_string(), "ns");
-  const auto& events = doc.at("traceEvents").as_array();
-  for (const JsonValue& e : events) check_event(e);
+  const Json doc = Json::parse(s.str());
+  EXPECT_EQ(doc.at("displayTimeUnit").get<std::string>(), "ns");
+  const auto& events = doc.at("traceEvents");
+  for (const Json& e : events) check_event(e);
 
   // Metadata naming the processes and threads comes before any event on them.
   std::map<std::pair<int64_t, int64_t>, std::string> thread_names;
   std::map<int64_t, std::string> process_names;
-  for (const JsonValue& e : events) {
-    const int64_t pid = e.at("pid").as_int(), tid = e.at("tid").as_int();
-    if (e.at("ph").as_string() == "M") {
-      if (e.at("name").as_string() == "process_name") process_names[pid] = e.at("args").at("name").as_string();
-      if (e.at("name").as_string() == "thread_name") thread_names[{pid, tid}] = e.at("args").at("name").as_string();
+  for (const Json& e : events) {
+    const int64_t pid = e.at("pid").get<int64_t>(), tid = e.at("tid").get<int64_t>();
+    if (e.at("ph").get<std::string>() == "M") {
+      if (e.at("name").get<std::string>() == "process_name") process_names[pid] = e.at("args").at("name").get<std::string>();
+      if (e.at("name").get<std::string>() == "thread_name") thread_names[{pid, tid}] = e.at("args").at("name").get<std::string>();
       continue;
     }
     EXPECT_TRUE(process_names.count(pid)) << "event before its process was named";
@@ -85,27 +89,27 @@ TEST(ChromeTrace, WritesAValidTraceWithNamedTracks) {
   EXPECT_EQ((thread_names[{1, 2}]), "send dma");
   EXPECT_EQ((thread_names[{2, 1}]), "cpu");
 
-  std::vector<const JsonValue*> timed;
-  for (const JsonValue& e : events)
-    if (e.at("ph").as_string() != "M") timed.push_back(&e);
+  std::vector<const Json*> timed;
+  for (const Json& e : events)
+    if (e.at("ph").get<std::string>() != "M") timed.push_back(&e);
   ASSERT_EQ(timed.size(), 4u);
-  EXPECT_EQ(timed[0]->at("ph").as_string(), "X");
-  EXPECT_EQ(timed[0]->at("ts").as_double(), 1.0);
-  EXPECT_EQ(timed[0]->at("dur").as_double(), 1.500001);
-  EXPECT_EQ(timed[0]->at("args").at("insns").as_int(), 45);
-  EXPECT_EQ(timed[1]->at("dur").as_double(), 0.0);
-  EXPECT_EQ(timed[2]->at("ph").as_string(), "i");
-  EXPECT_EQ(timed[2]->at("args").at("util").as_double(), 0.5);
-  EXPECT_EQ(timed[3]->at("ph").as_string(), "C");
-  EXPECT_EQ(timed[3]->at("args").at("rx queue").as_double(), 3.0);
+  EXPECT_EQ(timed[0]->at("ph").get<std::string>(), "X");
+  EXPECT_EQ(timed[0]->at("ts").get<double>(), 1.0);
+  EXPECT_EQ(timed[0]->at("dur").get<double>(), 1.500001);
+  EXPECT_EQ(timed[0]->at("args").at("insns").get<int64_t>(), 45);
+  EXPECT_EQ(timed[1]->at("dur").get<double>(), 0.0);
+  EXPECT_EQ(timed[2]->at("ph").get<std::string>(), "i");
+  EXPECT_EQ(timed[2]->at("args").at("util").get<double>(), 0.5);
+  EXPECT_EQ(timed[3]->at("ph").get<std::string>(), "C");
+  EXPECT_EQ(timed[3]->at("args").at("rx queue").get<double>(), 3.0);
   for (size_t i = 1; i < timed.size(); ++i)
-    EXPECT_LE(timed[i - 1]->at("ts").as_double(), timed[i]->at("ts").as_double()) << "events in call order";
+    EXPECT_LE(timed[i - 1]->at("ts").get<double>(), timed[i]->at("ts").get<double>()) << "events in call order";
 
   // The file ends with the drop record.
-  const JsonValue& last = events.back();
-  EXPECT_EQ(last.at("name").as_string(), "lanaikit_dropped");
-  EXPECT_EQ(last.at("args").at("dropped_events").as_int(), 0);
-  EXPECT_EQ(doc.at("otherData").at("kept_events").as_int(), 4);
+  const Json& last = events.back();
+  EXPECT_EQ(last.at("name").get<std::string>(), "lanaikit_dropped");
+  EXPECT_EQ(last.at("args").at("dropped_events").get<int64_t>(), 0);
+  EXPECT_EQ(doc.at("otherData").at("kept_events").get<int64_t>(), 4);
 }
 
 TEST(ChromeTrace, BoundsTheFileByWindowSamplingAndBudget) {
@@ -128,28 +132,28 @@ TEST(ChromeTrace, BoundsTheFileByWindowSamplingAndBudget) {
   EXPECT_EQ(st.dropped_budget, 300u);
   EXPECT_EQ(st.kept + st.dropped(), 1000u);
 
-  const JsonValue doc = parse_json(s.str());
-  const auto& events = doc.at("traceEvents").as_array();
+  const Json doc = Json::parse(s.str());
+  const auto& events = doc.at("traceEvents");
   size_t x = 0;
   double prev = -1;
-  for (const JsonValue& e : events) {
+  for (const Json& e : events) {
     check_event(e);
-    if (e.at("ph").as_string() != "X") continue;
+    if (e.at("ph").get<std::string>() != "X") continue;
     ++x;
-    const double ts = e.at("ts").as_double();
+    const double ts = e.at("ts").get<double>();
     EXPECT_GE(ts, 0.1);
     EXPECT_LT(ts, 0.9);
     EXPECT_GT(ts, prev);
     prev = ts;
   }
   EXPECT_EQ(x, 100u);
-  EXPECT_DOUBLE_EQ(events[4].at("ts").as_double(), 0.1); // first kept: the one at 100 ns
-  const JsonValue& rec = events.back().at("args");
-  EXPECT_EQ(rec.at("dropped_events").as_int(), 900);
-  EXPECT_EQ(rec.at("dropped_outside_window").as_int(), 200);
-  EXPECT_EQ(rec.at("dropped_by_sampling").as_int(), 400);
-  EXPECT_EQ(rec.at("dropped_over_budget").as_int(), 300);
-  EXPECT_EQ(doc.at("otherData").at("dropped_events").as_int(), 900);
+  EXPECT_DOUBLE_EQ(events[4].at("ts").get<double>(), 0.1); // first kept: the one at 100 ns
+  const Json& rec = events.back().at("args");
+  EXPECT_EQ(rec.at("dropped_events").get<int64_t>(), 900);
+  EXPECT_EQ(rec.at("dropped_outside_window").get<int64_t>(), 200);
+  EXPECT_EQ(rec.at("dropped_by_sampling").get<int64_t>(), 400);
+  EXPECT_EQ(rec.at("dropped_over_budget").get<int64_t>(), 300);
+  EXPECT_EQ(doc.at("otherData").at("dropped_events").get<int64_t>(), 900);
 }
 
 TEST(ChromeTrace, SizeStaysBoundedForAnyNumberOfEvents) {
@@ -162,8 +166,8 @@ TEST(ChromeTrace, SizeStaysBoundedForAnyNumberOfEvents) {
     for (int i = 0; i < 200'000; ++i) w.instant(t, "tick", i);
   } // the destructor finishes the file
   EXPECT_LT(s.str().size(), 1000u * 100);
-  const JsonValue doc = parse_json(s.str());
-  EXPECT_EQ(doc.at("otherData").at("dropped_over_budget").as_int(), 199'000);
+  const Json doc = Json::parse(s.str());
+  EXPECT_EQ(doc.at("otherData").at("dropped_over_budget").get<int64_t>(), 199'000);
 }
 
 TEST(ChromeTrace, IsDeterministic) {
