@@ -32,6 +32,12 @@ class Link;
 namespace lanaikit::report {
 
 inline constexpr uint16_t kLinktypeUser0 = 147;
+// Block types and option codes the writer uses (readers, such as the tests', share them).
+inline constexpr uint32_t kPcapngShb = 0x0A0D0D0A, kPcapngIdb = 1, kPcapngEpb = 6;
+inline constexpr uint32_t kPcapngByteOrderMagic = 0x1A2B3C4D;
+inline constexpr uint16_t kPcapngOptEnd = 0, kPcapngOptShbUserappl = 4, kPcapngOptIfName = 2,
+                          kPcapngOptIfDescription = 3, kPcapngOptIfTsresol = 9,
+                          kPcapngOptEpbFlags = 2;
 inline constexpr uint32_t kEpbFlagInbound = 1u << 0;     // bits 0-1 = 01
 inline constexpr uint32_t kEpbFlagCrcError = 1u << 24;   // link-layer-dependent error: CRC
 
@@ -55,45 +61,6 @@ private:
   std::ostream& out_;
   uint32_t interfaces_ = 0;
   uint64_t packets_ = 0;
-};
-
-struct PcapngInterface {
-  uint16_t link_type = 0;
-  uint32_t snap_len = 0;
-  std::string name, description; // if_name, if_description ("" if absent)
-  uint8_t tsresol = 6;            // if_tsresol as stored (default 6: microseconds)
-};
-
-struct PcapngPacket {
-  uint32_t interface = 0;
-  uint64_t timestamp = 0;   // raw, in the interface's units
-  sim::Time time_ps = -1;   // the timestamp in picoseconds when the unit is 10^-k s, k <= 12
-  uint32_t original_length = 0;
-  std::vector<uint8_t> bytes; // captured data
-  uint32_t flags = 0;         // epb_flags (0 if absent)
-  bool crc_error() const { return (flags & kEpbFlagCrcError) != 0; }
-};
-
-// Reads a whole pcapng file (either byte order; one section). Strict: every block length
-// is checked (>= 12, a multiple of 4, equal at both ends, within the file), options must
-// be well-formed and end inside their block, an Enhanced Packet Block must name a known
-// interface and its data fit its block; a file must begin with a Section Header Block of
-// version 1. Blocks of other types are skipped, as the format requires. Errors throw
-// std::runtime_error: "pcapng: block N (TYPE) at byte OFFSET: what".
-class PcapngReader {
-public:
-  explicit PcapngReader(std::istream& in);
-  explicit PcapngReader(std::span<const uint8_t> data);
-
-  const std::string& application() const { return application_; } // shb_userappl
-  const std::vector<PcapngInterface>& interfaces() const { return interfaces_; }
-  const std::vector<PcapngPacket>& packets() const { return packets_; }
-
-private:
-  void parse(std::span<const uint8_t> data);
-  std::string application_;
-  std::vector<PcapngInterface> interfaces_;
-  std::vector<PcapngPacket> packets_;
 };
 
 } // namespace lanaikit::report

@@ -6,6 +6,7 @@
 #include "sim/echo_experiment.h"
 #include "sim/platform.h"
 #include "report/pcapng.h"
+#include "tests/support/pcapng_reader.h"
 
 #include <map>
 #include <sstream>

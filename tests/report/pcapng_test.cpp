@@ -1,4 +1,5 @@
 #include "report/pcapng.h"
+#include "tests/support/pcapng_reader.h"
 
 #include "net/crc8.h"
 #include "net/topology.h"
