@@ -1,4 +1,6 @@
 #include "assembler/elf.h"
+#include "base/bytes.h"
+#include "base/hex.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -299,17 +301,6 @@ llvm::Error write_elf(const FirmwareImage& image, const std::string& path) {
 
 namespace {
 
-// "0x0001f000" (addresses in messages; 0x100000000 for the end of the address space).
-std::string hex32(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%08llx", static_cast<unsigned long long>(v));
-  return buf;
-}
-
-
-uint32_t be32(const uint8_t* p) {
-  return (uint32_t(p[0]) << 24) | (uint32_t(p[1]) << 16) | (uint32_t(p[2]) << 8) | p[3];
-}
 
 llvm::Error decode_lines(llvm::ArrayRef<uint8_t> d, FirmwareImage& img, const std::string& name) {
   auto bad = [&] { return make_error(name + ": malformed " + kLinesSection + " section"); };
@@ -317,7 +308,7 @@ llvm::Error decode_lines(llvm::ArrayRef<uint8_t> d, FirmwareImage& img, const st
   auto get = [&](uint32_t& v) {
     if (d.size() - pos < 4)
       return false;
-    v = be32(d.data() + pos);
+    v = load_be32(d.data() + pos);
     pos += 4;
     return true;
   };
@@ -342,7 +333,7 @@ llvm::Error decode_lines(llvm::ArrayRef<uint8_t> d, FirmwareImage& img, const st
   img.lines.reserve(nrows);
   for (uint32_t i = 0; i < nrows; ++i) {
     LineRow r;
-    uint32_t flags;
+    uint32_t flags = 0;
     get(r.address);
     get(r.file);
     get(r.line);

@@ -1,4 +1,5 @@
 #include "assembler/link.h"
+#include "base/hex.h"
 
 #include <algorithm>
 #include <cctype>
@@ -19,13 +20,6 @@ using detail::make_error;
 using ELFT = llvm::object::ELF32BE;
 using ElfObj = llvm::object::ELFObjectFile<ELFT>;
 using Shdr = ELFT::Shdr;
-
-std::string hex(uint64_t v) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  os << llvm::format_hex(v, 2);
-  return os.str();
-}
 
 uint32_t align_up(uint32_t v, uint32_t a) {
   if (a <= 1)

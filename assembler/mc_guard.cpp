@@ -1,4 +1,5 @@
 #include "assembler/mc_guard.h"
+#include "base/hex.h"
 
 #include <cctype>
 #include <cstdio>
@@ -24,12 +25,6 @@
 namespace lanaikit::assembler {
 
 namespace {
-
-std::string hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
 
 std::string lower(llvm::StringRef s) {
   std::string out(s);

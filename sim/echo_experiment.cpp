@@ -1,5 +1,7 @@
 #include "sim/echo_experiment.h"
 
+#include "base/bytes.h"
+
 #include "firmware/echo/echo.h"
 #include "host/model/process.h"
 #include "sim/profile_report.h"
@@ -21,14 +23,16 @@ namespace {
 using host::Process;
 using host::Task;
 
+// The big-endian word at `addr` of host memory (where the firmware DMAs its records).
 uint32_t be32(const host::PhysicalMemory& m, uint64_t addr) {
   uint8_t b[4];
   m.read(addr, b);
-  return uint32_t(b[0]) << 24 | uint32_t(b[1]) << 16 | uint32_t(b[2]) << 8 | b[3];
+  return load_be32(b);
 }
 
 void sram_be32(vm::Chip& chip, uint32_t addr, uint32_t v) {
-  const uint8_t b[4] = {uint8_t(v >> 24), uint8_t(v >> 16), uint8_t(v >> 8), uint8_t(v)};
+  uint8_t b[4];
+  store_be32(b, v);
   chip.host_write_sram(addr, b);
 }
 

@@ -1,6 +1,8 @@
 // lanaikit debug: run a bare program under the debugger (vm/debugger.h), commands from
 // standard input, one per line.
 #include "tools/args.h"
+#include "base/bytes.h"
+#include "base/hex.h"
 #include "tools/commands.h"
 #include "tools/loader.h"
 
@@ -63,12 +65,6 @@ const char* const kHelp =
     "--stack-guard BYTES: words above the image's data a store may not touch (default 256, 0\n"
     "for none): the stack growing into them stops the program with 'stack overflow'.\n";
 
-std::string hex(uint32_t v) {
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "0x%08x", v);
-  return buf;
-}
-
 // An address from "0x...", a decimal number, a symbol, or FILE:LINE.
 uint32_t resolve(const assembler::FirmwareImage& image, const std::string& loc) {
   if (const auto a = image.resolve_location(loc)) return *a;
@@ -94,19 +90,12 @@ void print_source_line(const assembler::FirmwareImage& image, uint32_t addr,
   std::printf("%s:%u: %s\n", here.first.c_str(), here.second, in ? text.c_str() : "");
 }
 
-// A big-endian integer of 1..8 bytes from SRAM.
-uint64_t read_be(const vm::Sram& sram, uint32_t addr, uint32_t size) {
-  uint64_t v = 0;
-  for (uint32_t i = 0; i < size; ++i) v = v << 8 | sram.data()[addr + i];
-  return v;
-}
-
 // `print`: one "path = value" line per integer, pointer or unknown-typed leaf of a place,
 // structs field by field and arrays element by element, up to `lines` lines.
 void print_leaf(const kit::Ref& r, const vm::Sram& sram, const assembler::LayoutTable& table) {
   const std::string& t = r.type();
   if (!sram.contains(r.addr(), r.size()))
-    throw UsageError("print: " + r.path() + " at " + hex(r.addr()) + " is outside SRAM");
+    throw UsageError("print: " + r.path() + " at " + hex32(r.addr()) + " is outside SRAM");
   const uint32_t n = r.size();
   if (n == 0 || n > 8 || (n & (n - 1))) { // not an integer: its bytes
     std::printf("%s =", r.path().c_str());
@@ -114,7 +103,7 @@ void print_leaf(const kit::Ref& r, const vm::Sram& sram, const assembler::Layout
     std::printf(n > 64 ? " ...\n" : "\n");
     return;
   }
-  const uint64_t v = read_be(sram, r.addr(), n);
+  const uint64_t v = get_be(sram.data() + r.addr(), n);
   if (!t.empty() && t[0] == '*') {
     std::printf("%s = 0x%08llx\n", r.path().c_str(), static_cast<unsigned long long>(v));
     return;
@@ -200,11 +189,11 @@ int cmd_debug(int argc, char** argv) {
   const bool tty = isatty(0);
 
   auto show_position = [&] {
-    std::printf("%s: %s  %s\n", hex(cpu.pc()).c_str(),
+    std::printf("%s: %s  %s\n", hex32(cpu.pc()).c_str(),
                 isa::disassemble(sram.contains(cpu.pc(), 4) ? sram.read32(cpu.pc()) : 0).c_str(),
                 where(*image, cpu.pc()).c_str());
   };
-  auto sram_end = [&] { return " (it ends at " + hex(sram.size()) + ")"; };
+  auto sram_end = [&] { return " (it ends at " + hex32(sram.size()) + ")"; };
   auto print_backtrace = [&] { std::printf("%s", format_backtrace(*image, cpu).c_str()); };
   // Runs until the debugger, the program or a fault stops it, `left` instructions have
   // run (the command's budget; counted down), or Ctrl-C. Returns false when the program
@@ -307,7 +296,7 @@ int cmd_debug(int argc, char** argv) {
     const bool at_entry = frames[0].fp == frames[1].fp;
     const uint32_t ret = frames[1].pc + 16, min_sp = at_entry ? cpu.reg(4) : cpu.reg(5);
     const assembler::Symbol* fn = image->symbol_at(cpu.pc());
-    std::printf("run till exit from %s\n", fn ? fn->name.c_str() : hex(cpu.pc()).c_str());
+    std::printf("run till exit from %s\n", fn ? fn->name.c_str() : hex32(cpu.pc()).c_str());
     dbg.cont();
     dbg.run_to(ret, min_sp);
     const Ran r = execute();
@@ -362,14 +351,14 @@ int cmd_debug(int argc, char** argv) {
         std::string loc;
         if (!(in >> loc)) throw UsageError("break: where?");
         const uint32_t a = resolve(*image, loc);
-        if (a % 4 || !sram.contains(a, 4)) throw UsageError("break: " + hex(a) + " is not an instruction in SRAM");
+        if (a % 4 || !sram.contains(a, 4)) throw UsageError("break: " + hex32(a) + " is not an instruction in SRAM");
         dbg.add_breakpoint(a);
-        std::printf("breakpoint at %s %s\n", hex(a).c_str(), where(*image, a).c_str());
+        std::printf("breakpoint at %s %s\n", hex32(a).c_str(), where(*image, a).c_str());
       } else if (cmd == "delete") {
         std::string loc;
         if (!(in >> loc)) throw UsageError("delete: which?");
         const uint32_t a = resolve(*image, loc);
-        std::printf(dbg.remove_breakpoint(a) ? "deleted %s\n" : "no breakpoint at %s\n", hex(a).c_str());
+        std::printf(dbg.remove_breakpoint(a) ? "deleted %s\n" : "no breakpoint at %s\n", hex32(a).c_str());
       } else if (cmd == "watch") {
         std::string what;
         if (!(in >> what)) throw UsageError("watch: what?");
@@ -385,12 +374,12 @@ int cmd_debug(int argc, char** argv) {
           const uint64_t len = in >> len_text ? parse_count("length", len_text) : 4;
           // Checked in 64 bits: a length near 2^32 must not wrap to a small one.
           if (len == 0) throw UsageError("watch: a length of 0 watches nothing");
-          if (!sram.contains(a, 1)) throw UsageError("watch: " + hex(a) + " is outside SRAM" + sram_end());
+          if (!sram.contains(a, 1)) throw UsageError("watch: " + hex32(a) + " is outside SRAM" + sram_end());
           if (uint64_t(a) + len > sram.size())
-            throw UsageError("watch: " + hex(a) + "+" + std::to_string(len) + " runs past the end of SRAM" +
+            throw UsageError("watch: " + hex32(a) + "+" + std::to_string(len) + " runs past the end of SRAM" +
                              sram_end());
           dbg.watch_memory(a, uint32_t(len));
-          std::printf("watching %s+%u\n", hex(a).c_str(), uint32_t(len));
+          std::printf("watching %s+%u\n", hex32(a).c_str(), uint32_t(len));
         }
       } else if (cmd == "run" || cmd == "r") {
         if (started) {
@@ -399,7 +388,7 @@ int cmd_debug(int argc, char** argv) {
         }
         begin_command(); // before "running": a Ctrl-C after it must stop the run
         started = alive = true;
-        std::printf("running from %s %s\n", hex(cpu.pc()).c_str(), where(*image, cpu.pc()).c_str());
+        std::printf("running from %s %s\n", hex32(cpu.pc()).c_str(), where(*image, cpu.pc()).c_str());
         std::fflush(stdout);
         dbg.cont();
         alive = go();
@@ -450,38 +439,38 @@ int cmd_debug(int argc, char** argv) {
         if (!(in >> a_text)) throw UsageError("mem: which address?");
         const uint32_t a = resolve(*image, a_text);
         const uint64_t asked = in >> n_text ? parse_count("length", n_text) : 64;
-        if (!sram.contains(a, 1)) throw UsageError("mem: " + hex(a) + " is outside SRAM" + sram_end());
+        if (!sram.contains(a, 1)) throw UsageError("mem: " + hex32(a) + " is outside SRAM" + sram_end());
         // What is in SRAM is shown; a range beyond its end (or past 2^32) says where it ends.
         const uint64_t n = std::min<uint64_t>(asked, sram.size() - a);
         for (uint64_t i = 0; i < n; i += 16) {
-          std::printf("%s:", hex(uint32_t(a + i)).c_str());
+          std::printf("%s:", hex32(uint32_t(a + i)).c_str());
           for (uint64_t j = i; j < i + 16 && j < n; ++j) std::printf(" %02x", sram.data()[a + j]);
           std::printf("\n");
         }
         if (n < asked) std::printf("(%llu bytes shown: SRAM ends at %s)\n", static_cast<unsigned long long>(n),
-                                   hex(sram.size()).c_str());
+                                   hex32(sram.size()).c_str());
       } else if (cmd == "disas") {
         std::string a_text, n_text;
         uint32_t a = cpu.pc();
         if (in >> a_text) a = resolve(*image, a_text);
         const uint64_t n = in >> n_text ? parse_count("count", n_text) : 8;
-        if (a % 4) throw UsageError("disas: " + hex(a) + " is not word aligned (instructions are)");
-        if (!sram.contains(a, 4)) throw UsageError("disas: " + hex(a) + " is outside SRAM" + sram_end());
+        if (a % 4) throw UsageError("disas: " + hex32(a) + " is not word aligned (instructions are)");
+        if (!sram.contains(a, 4)) throw UsageError("disas: " + hex32(a) + " is outside SRAM" + sram_end());
         // Whole instructions up to the end of SRAM (a count near 2^32 must not wrap).
         const uint64_t fit = (uint64_t(sram.size()) - a) / 4;
         std::optional<std::pair<std::string, uint32_t>> last;
         for (uint64_t i = 0; i < n && i < fit; ++i) {
           const uint32_t at = uint32_t(a + 4 * i);
           print_source_line(*image, at, last);
-          std::printf("%s %s: %08x  %s\n", at == cpu.pc() ? "=>" : "  ", hex(at).c_str(), sram.read32(at),
+          std::printf("%s %s: %08x  %s\n", at == cpu.pc() ? "=>" : "  ", hex32(at).c_str(), sram.read32(at),
                       isa::disassemble(sram.read32(at)).c_str());
         }
         if (n > fit) std::printf("(%llu instructions shown: SRAM ends at %s)\n", static_cast<unsigned long long>(fit),
-                                 hex(sram.size()).c_str());
+                                 hex32(sram.size()).c_str());
       } else if (cmd == "bt" || cmd == "backtrace") {
         print_backtrace();
       } else if (cmd == "info") {
-        for (uint32_t b : dbg.breakpoints()) std::printf("breakpoint %s %s\n", hex(b).c_str(), where(*image, b).c_str());
+        for (uint32_t b : dbg.breakpoints()) std::printf("breakpoint %s %s\n", hex32(b).c_str(), where(*image, b).c_str());
         std::printf("%llu instructions, %llu cycles\n", static_cast<unsigned long long>(cpu.instructions()),
                     static_cast<unsigned long long>(cpu.cycles()));
         show_position();

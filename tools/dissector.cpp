@@ -146,7 +146,7 @@ std::string wireshark_dissector(const FirmwareImage& image, const DissectorOptio
   L += "-- `wireshark -X lua_script:FILE` or put it in Wireshark's plugin folder.\n";
   L += "local p = Proto(" + lua_string(abbr) + ", " + lua_string("lanaikit " + proto + " (" + o.header + ")") + ")\n";
   L += "local HEADER_BYTES = " + std::to_string(header->size) + "\n";
-  L += "local MAGIC = " + host::hex(magic->value & 0xFFFFFFFFu) + " -- " + magic->name + "\n";
+  L += "local MAGIC = " + hex(magic->value & 0xFFFFFFFFu) + " -- " + magic->name + "\n";
   L += "local MAGIC_AT = " + std::to_string(magic_at) + "\n";
   L += "local MAX_ROUTE = " + std::to_string(kMaxRouteBytes) + "\n";
   L += "local f = {\n";

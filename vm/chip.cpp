@@ -1,4 +1,5 @@
 #include "vm/chip.h"
+#include "base/hex.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -7,12 +8,6 @@
 namespace lanaikit::vm {
 
 namespace {
-
-std::string hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
 
 const char* reg_name(uint32_t offset) {
   const regs::RegisterName* r = regs::register_at(offset);

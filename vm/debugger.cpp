@@ -1,4 +1,5 @@
 #include "vm/debugger.h"
+#include "base/hex.h"
 
 #include "isa/inst.h"
 
@@ -8,11 +9,6 @@
 namespace lanaikit::vm {
 
 namespace {
-std::string hex(uint32_t v) {
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "0x%x", v);
-  return buf;
-}
 } // namespace
 
 std::vector<Frame> backtrace(const Cpu& cpu, size_t max_frames) {

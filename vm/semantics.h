@@ -8,6 +8,7 @@
 //   bit 0 C (carry)   bit 1 V (overflow)   bit 2 N (negative)   bit 3 Z (zero)
 #pragma once
 
+#include "base/bytes.h" // load_be32/16, store_be32/16: the SRAM is big-endian
 #include "isa/inst.h"
 
 #include <bit>
@@ -166,27 +167,5 @@ inline uint32_t predicated_off_flags(uint32_t rd_value, uint32_t sw) {
 inline uint32_t popc(uint32_t v) { return uint32_t(std::popcount(v)); }
 inline uint32_t leadz(uint32_t v) { return uint32_t(std::countl_zero(v)); }
 inline uint32_t trailz(uint32_t v) { return uint32_t(std::countr_zero(v)); }
-
-// Big-endian memory access on a little- or big-endian host.
-inline uint32_t load_be32(const uint8_t* p) {
-  uint32_t v;
-  __builtin_memcpy(&v, p, 4);
-  if constexpr (std::endian::native == std::endian::little) v = __builtin_bswap32(v);
-  return v;
-}
-inline uint16_t load_be16(const uint8_t* p) {
-  uint16_t v;
-  __builtin_memcpy(&v, p, 2);
-  if constexpr (std::endian::native == std::endian::little) v = __builtin_bswap16(v);
-  return v;
-}
-inline void store_be32(uint8_t* p, uint32_t v) {
-  if constexpr (std::endian::native == std::endian::little) v = __builtin_bswap32(v);
-  __builtin_memcpy(p, &v, 4);
-}
-inline void store_be16(uint8_t* p, uint16_t v) {
-  if constexpr (std::endian::native == std::endian::little) v = __builtin_bswap16(v);
-  __builtin_memcpy(p, &v, 2);
-}
 
 } // namespace lanaikit::vm

@@ -1,4 +1,5 @@
 #include "assembler/fw/sema.h"
+#include "base/hex.h"
 
 #include "assembler/asm_limits.h"
 
@@ -38,12 +39,6 @@ namespace {
 
 std::string q(const std::string& s) { return "'" + s + "'"; }
 std::string q(const Type* t) { return "'" + t->spelling() + "'"; }
-
-std::string hex(uint64_t v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)v);
-  return buf;
-}
 
 bool is_comparison(BinOp op) {
   return op == BinOp::Eq || op == BinOp::Ne || op == BinOp::Lt || op == BinOp::Le ||

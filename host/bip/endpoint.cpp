@@ -36,17 +36,17 @@ void EpState::check_process(const host::Process& p) {
 uint32_t EpState::mem32(host::PhysAddr a) const {
   uint8_t w[4];
   space->memory().read(a, w);
-  return kit::get_be32(w);
+  return load_be32(w);
 }
 
 void EpState::check_buffer(VirtAddr va, uint64_t len, const char* what) const {
   if (va % 4 != 0 || len % 4 != 0)
-    throw BipError(std::string("bip: ") + what + " buffer " + host::hex(va) + " of " + str(len) +
+    throw BipError(std::string("bip: ") + what + " buffer " + hex(va) + " of " + str(len) +
                    " bytes: BIP data must be 4-byte aligned and a multiple of 4 bytes long");
   for (uint64_t off = 0; off < len; off += host::kPageSize - (va + off) % host::kPageSize)
     if (!space->is_mapped(va + off))
-      throw BipError(std::string("bip: ") + what + " buffer " + host::hex(va) + " of " + str(len) +
-                     " bytes is not mapped at " + host::hex(va + off));
+      throw BipError(std::string("bip: ") + what + " buffer " + hex(va) + " of " + str(len) +
+                     " bytes is not mapped at " + hex(va + off));
 }
 
 std::vector<std::pair<host::PhysAddr, uint32_t>> EpState::pieces(host::Process& p, VirtAddr va,
@@ -81,8 +81,8 @@ void EpState::write_list(host::PhysAddr list, const std::vector<std::pair<host::
     throw BipError("bip: a message of " + str(blocks.size()) + " pieces; the block list holds " + str(list_entries));
   std::vector<uint8_t> bytes(blocks.size() * 8);
   for (size_t i = 0; i < blocks.size(); ++i) {
-    kit::put_be32(bytes.data() + 8 * i, uint32_t(blocks[i].first));
-    kit::put_be32(bytes.data() + 8 * i + 4, blocks[i].second);
+    store_be32(bytes.data() + 8 * i, uint32_t(blocks[i].first));
+    store_be32(bytes.data() + 8 * i + 4, blocks[i].second);
   }
   space->memory().write(list, bytes);
 }

@@ -8,7 +8,7 @@
 
 #include "host/bip/bip.h"
 
-#include "host/kit/bytes.h"
+#include "base/bytes.h"
 #include "host/kit/image_view.h"
 
 #include <array>

@@ -1,6 +1,6 @@
 #include "host/hamlyn/hamlyn.h"
 
-#include "host/kit/bytes.h"
+#include "base/bytes.h"
 #include "host/kit/costs.h"
 #include "host/kit/driver.h"
 #include "host/kit/setup.h"
@@ -36,14 +36,14 @@ Costs costs_from_platform(const sim::Platform& platform) {
 
 std::array<uint8_t, Ticket::kBytes> Ticket::encode() const {
   std::array<uint8_t, kBytes> b{};
-  kit::put_be32(&b[0], node);
-  kit::put_be32(&b[4], slot);
-  kit::put_be32(&b[8], meta_index);
-  kit::put_be32(&b[12], uint32_t(key >> 32));
-  kit::put_be32(&b[16], uint32_t(key));
-  kit::put_be32(&b[20], base);
-  kit::put_be32(&b[24], bound);
-  kit::put_be32(&b[28], delta);
+  store_be32(&b[0], node);
+  store_be32(&b[4], slot);
+  store_be32(&b[8], meta_index);
+  store_be32(&b[12], uint32_t(key >> 32));
+  store_be32(&b[16], uint32_t(key));
+  store_be32(&b[20], base);
+  store_be32(&b[24], bound);
+  store_be32(&b[28], delta);
   return b;
 }
 
@@ -52,13 +52,13 @@ Ticket Ticket::decode(std::span<const uint8_t> b) {
     throw HamlynError("Ticket::decode: " + std::to_string(b.size()) + " bytes, a ticket is " +
                       std::to_string(kBytes));
   Ticket t;
-  t.node = kit::get_be32(&b[0]);
-  t.slot = kit::get_be32(&b[4]);
-  t.meta_index = kit::get_be32(&b[8]);
-  t.key = uint64_t(kit::get_be32(&b[12])) << 32 | kit::get_be32(&b[16]);
-  t.base = kit::get_be32(&b[20]);
-  t.bound = kit::get_be32(&b[24]);
-  t.delta = kit::get_be32(&b[28]);
+  t.node = load_be32(&b[0]);
+  t.slot = load_be32(&b[4]);
+  t.meta_index = load_be32(&b[8]);
+  t.key = uint64_t(load_be32(&b[12])) << 32 | load_be32(&b[16]);
+  t.base = load_be32(&b[20]);
+  t.bound = load_be32(&b[24]);
+  t.delta = load_be32(&b[28]);
   return t;
 }
 
@@ -242,7 +242,7 @@ void Application::guard(uint32_t s, uint32_t meta_index, uint64_t key, uint32_t 
   const uint64_t e = si.meta.addr + uint64_t(meta_index) * l.meta_entry;
   auto put = [&](uint32_t off, uint32_t v) {
     uint8_t b[4];
-    kit::put_be32(b, v);
+    store_be32(b, v);
     h_.cluster().node(node_).memory().write(e + off, b);
   };
   put(l.p_key_hi, uint32_t(key >> 32));
@@ -266,7 +266,7 @@ Application::Piece Application::locate(uint64_t addr, uint32_t len, const char* 
 uint32_t Application::sent() const {
   uint8_t b[4];
   h_.cluster().node(node_).memory().read(seq_word_, b);
-  return kit::get_be32(b);
+  return load_be32(b);
 }
 
 bool Application::released(Handle hd) const { return int32_t(sent() - hd.seq) >= 0; }
@@ -310,14 +310,14 @@ host::Op<Handle> Application::h_send_msg(host::Process& p, const Ticket& t, uint
   be16(l.meta_index, t.meta_index);
   req[l.kind] = uint8_t(direct ? l.kind_direct : l.kind_dma);
   req[l.ntuples] = uint8_t(direct ? 0 : 2);
-  kit::put_be32(&req[l.key_hi], uint32_t(t.key >> 32));
-  kit::put_be32(&req[l.key_lo], uint32_t(t.key));
-  kit::put_be32(&req[l.offset], t.base);
-  kit::put_be32(&req[l.delta], t.delta);
-  kit::put_be32(&req[l.len], meta_len + len);    // the header's: the whole payload
-  kit::put_be32(&req[l.meta_len], meta_len);
-  kit::put_be32(&req[l.fast_word], fast_word);
-  kit::put_be32(&req[l.seq], seq);
+  store_be32(&req[l.key_hi], uint32_t(t.key >> 32));
+  store_be32(&req[l.key_lo], uint32_t(t.key));
+  store_be32(&req[l.offset], t.base);
+  store_be32(&req[l.delta], t.delta);
+  store_be32(&req[l.len], meta_len + len);    // the header's: the whole payload
+  store_be32(&req[l.meta_len], meta_len);
+  store_be32(&req[l.fast_word], fast_word);
+  store_be32(&req[l.seq], seq);
 
   std::vector<uint8_t> body;
   if (direct) {
@@ -326,12 +326,12 @@ host::Op<Handle> Application::h_send_msg(host::Process& p, const Ticket& t, uint
     if (len) node.memory().read(data, std::span<uint8_t>(body.data() + meta_len, len));
   } else {
     body.resize(2 * l.tuple_bytes);
-    kit::put_be32(&body[0], mp.tag);
-    kit::put_be32(&body[4], mp.offset);
-    kit::put_be32(&body[8], meta_len);
-    kit::put_be32(&body[l.tuple_bytes], dp.tag);
-    kit::put_be32(&body[l.tuple_bytes + 4], dp.offset);
-    kit::put_be32(&body[l.tuple_bytes + 8], len);
+    store_be32(&body[0], mp.tag);
+    store_be32(&body[4], mp.offset);
+    store_be32(&body[8], meta_len);
+    store_be32(&body[l.tuple_bytes], dp.tag);
+    store_be32(&body[l.tuple_bytes + 4], dp.offset);
+    store_be32(&body[l.tuple_bytes + 8], len);
   }
   // The header part, the body, the route part, then the store holding `seq` last: the
   // card takes the entry when it sees seq (docs/protocols.md, "Queues").
@@ -352,7 +352,7 @@ std::optional<Notification> Application::peek_note() const {
   const auto& l = h_.layout();
   uint8_t b[8];
   host().memory().read(queue_.addr + uint64_t(cursor_) * l.note_bytes, b);
-  const uint32_t word = kit::get_be32(b), meta = kit::get_be32(b + 4);
+  const uint32_t word = load_be32(b), meta = load_be32(b + 4);
   if ((word >> 31) != wrap_) return std::nullopt;
   Notification n;
   n.slot = (word >> 16) & 0x7FFF;

@@ -1,6 +1,6 @@
 #include "host/hamlyn/protocols.h"
 
-#include "host/kit/bytes.h"
+#include "base/bytes.h"
 
 #include <algorithm>
 
@@ -13,14 +13,14 @@ sim::Time minus(sim::Time a, sim::Time b) { return a > b ? a - b : 0; }
 void put32s(sim::Node& node, uint64_t at, std::initializer_list<uint32_t> words) {
   std::vector<uint8_t> b(4 * words.size());
   size_t i = 0;
-  for (uint32_t w : words) kit::put_be32(&b[4 * i++], w);
+  for (uint32_t w : words) store_be32(&b[4 * i++], w);
   node.memory().write(at, b);
 }
 
 uint32_t get32(sim::Node& node, uint64_t at) {
   uint8_t b[4];
   node.memory().read(at, b);
-  return kit::get_be32(b);
+  return load_be32(b);
 }
 
 // Waits until `h` is released (its buffers may be written again).

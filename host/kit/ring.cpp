@@ -1,6 +1,6 @@
 #include "host/kit/ring.h"
 
-#include "host/kit/bytes.h"
+#include "base/bytes.h"
 #include "host/kit/sram.h"
 
 namespace lanaikit::kit {
@@ -47,7 +47,7 @@ HostRing::HostRing(host::PhysAddr base, uint32_t slots, uint32_t record_bytes, u
 bool HostRing::next(const host::PhysicalMemory& memory, std::vector<uint8_t>& record) {
   record.resize(record_bytes_);
   memory.read(base_ + uint64_t(taken_ % slots_) * record_bytes_, record);
-  if (get_be32(&record[seq_offset_]) != taken_ + 1) return false;
+  if (load_be32(&record[seq_offset_]) != taken_ + 1) return false;
   ++taken_;
   return true;
 }

@@ -1,6 +1,6 @@
 #include "host/kit/sram.h"
 
-#include "host/kit/bytes.h"
+#include "base/bytes.h"
 
 namespace lanaikit::kit {
 
@@ -18,12 +18,12 @@ void check_width(const Ref& place) {
 uint32_t peek32(sim::Node& node, uint32_t addr) {
   uint8_t b[4];
   node.chip().host_read_sram(addr, b);
-  return get_be32(b);
+  return load_be32(b);
 }
 
 void poke32(sim::Node& node, uint32_t addr, uint32_t value) {
   uint8_t b[4];
-  put_be32(b, value);
+  store_be32(b, value);
   node.chip().host_write_sram(addr, b);
 }
 

@@ -5,16 +5,6 @@
 
 namespace lanaikit::host {
 
-std::string hex(uint64_t v) {
-  static const char digits[] = "0123456789abcdef";
-  std::string s;
-  do {
-    s.insert(s.begin(), digits[v & 0xF]);
-    v >>= 4;
-  } while (v != 0);
-  return "0x" + s;
-}
-
 PhysicalMemory::PhysicalMemory(uint64_t pages) {
   if (pages == 0) throw MemoryError("physical memory needs at least one page");
   if (pages > (uint64_t(1) << (63 - kPageShift)))

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <array>
+#include "base/hex.h" // hex(), for error messages
 #include <cstdint>
 #include <memory>
 #include <set>
@@ -39,9 +40,6 @@ class MemoryError : public HostError {
 public:
   using HostError::HostError;
 };
-
-// "0x1234" (lowercase hex), for error messages.
-std::string hex(uint64_t v);
 
 class PhysicalMemory {
 public:

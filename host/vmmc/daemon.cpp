@@ -37,12 +37,12 @@ host::Op<ExportId> Endpoint::export_buffer(host::Process& p, VirtAddr va, uint32
   const uint32_t page = lcp.page;
   e.check_process(p);
   if (len == 0 || va % page || len % page)
-    throw VmmcError("vmmc: export of [" + host::hex(va) + ", +" + str(len) +
+    throw VmmcError("vmmc: export of [" + hex(va) + ", +" + str(len) +
                     "): exports are whole pages, page-aligned");
   for (VirtAddr a = va; a < va + len; a += page)
     if (!e.space->is_mapped(a))
-      throw VmmcError("vmmc: export of [" + host::hex(va) + ", +" + str(len) + "): page " +
-                      host::hex(a) + " is not mapped");
+      throw VmmcError("vmmc: export of [" + hex(va) + ", +" + str(len) + "): page " +
+                      hex(a) + " is not mapped");
   sim::Node& node = e.node_ref();
   NodeState& ns = v.nodes[e.node];
   // The process asks its daemon; the daemon pins the pages and opens them in the incoming
@@ -57,8 +57,8 @@ host::Op<ExportId> Endpoint::export_buffer(host::Process& p, VirtAddr va, uint32
     while (j < pages.size() && pages[j] == pages[j - 1] + page) ++j;
     const uint64_t first = pages[i] >> host::kPageShift;
     if (first + (j - i) > lcp.limits.ipt_pages)
-      throw VmmcError("vmmc: export of [" + host::hex(va) + ", +" + str(len) +
-                      "): physical page " + host::hex(first) + " is beyond the incoming page table");
+      throw VmmcError("vmmc: export of [" + hex(va) + ", +" + str(len) +
+                      "): physical page " + hex(first) + " is beyond the incoming page table");
     const std::vector<uint8_t> bytes(j - i, entry);
     pio_write_bytes(node, p, lcp.ipt.addr() + uint32_t(first), bytes);
     i = j;
@@ -133,7 +133,7 @@ host::Op<ImportResult> Endpoint::import(host::Process& p, uint32_t node, ExportI
   std::vector<uint8_t> words(size_t(n) * 4);
   for (uint32_t i = 0; i < n; ++i) {
     e.proxy_used[start + i] = true;
-    put_be32(&words[size_t(i) * 4],
+    store_be32(&words[size_t(i) * 4],
              lcp.opt_valid | (node & lcp.opt_node_mask) << lcp.opt_node_shift | uint32_t(pages[i] >> host::kPageShift));
   }
   const uint32_t opt = lcp.opt.addr() + (e.slot * total + start) * 4;

@@ -45,8 +45,8 @@ host::Op<void> VmmcState::serve_miss(host::Process& p, uint32_t n) {
   }
   std::vector<uint8_t> buf(fills.size() * lcp.fill_size, 0);
   for (size_t i = 0; i < fills.size(); ++i) {
-    put_be32(&buf[i * lcp.fill_size + lcp.fill_vpage], fills[i].first);
-    put_be32(&buf[i * lcp.fill_size + lcp.fill_ppage], fills[i].second);
+    store_be32(&buf[i * lcp.fill_size + lcp.fill_vpage], fills[i].first);
+    store_be32(&buf[i * lcp.fill_size + lcp.fill_ppage], fills[i].second);
   }
   if (!buf.empty()) node.pio_write(p, lcp.fill, buf);
   node.pio_write_word(p, lcp.fill_proc, proc);
@@ -68,9 +68,9 @@ host::Op<void> VmmcState::serve_notifications(host::Process& p, uint32_t n) {
     if (!e) continue;
     while (e->ring->next(node.memory(), rec)) {
       Notification note;
-      note.src_node = get_be32(&rec[lcp.note_src]);
-      note.len = get_be32(&rec[lcp.note_len]);
-      const uint32_t addr = get_be32(&rec[lcp.note_addr]); // the message's last byte
+      note.src_node = load_be32(&rec[lcp.note_src]);
+      note.len = load_be32(&rec[lcp.note_len]);
+      const uint32_t addr = load_be32(&rec[lcp.note_addr]); // the message's last byte
       const auto owner = ns.page_owner.find(addr >> host::kPageShift);
       if (owner != ns.page_owner.end()) {
         note.export_id = owner->second.first;

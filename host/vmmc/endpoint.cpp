@@ -28,7 +28,7 @@ void EpState::check_process(const host::Process& p) {
 uint32_t EpState::done_word() const {
   uint8_t b[4];
   space->memory().read(done_pa, b);
-  return get_be32(b);
+  return load_be32(b);
 }
 
 void EpState::observe() const {
@@ -125,7 +125,7 @@ host::Op<SendResult> Endpoint::send(host::Process& p, VirtAddr src, ProxyAddr ds
     co_return r;
   }
   if (!e.import_for(dst, len)) {
-    r.error = "proxy range [" + host::hex(dst) + ", " + host::hex(uint64_t(dst) + len) +
+    r.error = "proxy range [" + hex(dst) + ", " + hex(uint64_t(dst) + len) +
               ") is outside node " + str(e.node) + " slot " + str(e.slot) + "'s imports";
     co_return r;
   }
@@ -183,7 +183,7 @@ host::Op<void> Endpoint::wait_word(host::Process& p, VirtAddr va, uint32_t value
   const std::function<bool()> holds = [&e, va, value] {
     uint8_t b[4];
     e.space->copy_out(va, b);
-    return get_be32(b) == value;
+    return load_be32(b) == value;
   };
   if (!holds()) co_await p.wait(e.node_ref().memory_watch(), holds);
 }

@@ -10,7 +10,7 @@
 
 #include "host/vmmc/vmmc.h"
 
-#include "host/kit/bytes.h"
+#include "base/bytes.h"
 #include "host/kit/driver.h"
 #include "host/kit/image_view.h"
 #include "host/kit/ring.h"
@@ -26,8 +26,6 @@ namespace lanaikit::vmmc::detail {
 
 constexpr uint32_t kIrqBits = vm::regs::LAN0_SIG_BIT | vm::regs::LAN1_SIG_BIT;
 
-using kit::get_be32;
-using kit::put_be32;
 
 inline std::string str(uint64_t v) { return std::to_string(v); }
 

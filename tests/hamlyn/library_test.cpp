@@ -6,7 +6,7 @@
 #include "../kit/payload.h"
 
 #include "host/hamlyn/hamlyn.h"
-#include "host/kit/bytes.h"
+#include "base/bytes.h"
 
 #include <gtest/gtest.h>
 

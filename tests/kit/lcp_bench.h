@@ -16,7 +16,7 @@
 
 #include "../chip/firmware.h"
 
-#include "host/kit/bytes.h"
+#include "base/bytes.h"
 #include "host/kit/image_view.h"
 #include "host/kit/setup.h"
 #include "host/kit/sram.h"
@@ -71,7 +71,7 @@ public:
   uint32_t mem32(uint32_t n, uint64_t addr) {
     uint8_t b[4];
     node(n).memory().read(addr, b);
-    return kit::get_be32(b);
+    return load_be32(b);
   }
   std::vector<uint8_t> mem(uint32_t n, uint64_t addr, uint64_t len) {
     std::vector<uint8_t> v(len);

@@ -14,9 +14,10 @@ import sys
 
 # unit -> the units it may include directly (ARCHITECTURE.md's arrows, bottom to top).
 DEPENDS = {
-    "event": [],                          # the event kernel: time, clock domains, agents
-    "isa": [],                            # Lanai instruction formats
-    "firmware": [],                       # control programs, firmware/lib (C headers)
+    "base": [],                           # byte order and hex spellings (header-only)
+    "event": ["base"],                          # the event kernel: time, clock domains, agents
+    "isa": ["base"],                      # Lanai instruction formats
+    "firmware": ["base"],                 # control programs, firmware/lib (C headers)
     "net": ["event"],                     # links, switches, ATM cells
     "host/model": ["event"],              # simulated host: memory, address spaces, PCI, processes
     "report": ["event", "net"],           # file formats (pcapng needs packets)
