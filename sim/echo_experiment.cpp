@@ -224,6 +224,7 @@ EchoResult run_echo(const EchoConfig& config, const assembler::FirmwareImage& fi
   for (uint32_t i = 0; i < profilers.size(); ++i) {
     result.handlers.push_back(profilers[i]->summaries());
     result.profiles.push_back(format_profile(firmware, *profilers[i], cluster.node(i).name()));
+    result.tables.push_back(profile_tables(firmware, *profilers[i]));
     cluster.node(i).chip().set_instrument(nullptr);
   }
   result.events = k.events_run();

@@ -11,6 +11,7 @@
 #include "assembler/image.h"
 #include "sim/cluster.h"
 #include "sim/message_trace.h"
+#include "sim/profile_report.h"
 #include "vm/profiler.h"
 
 #include <ostream>
@@ -61,6 +62,8 @@ struct EchoResult {
   // With profiling: per node, the handler summaries and the text report.
   std::vector<std::vector<vm::HandlerSummary>> handlers;
   std::vector<std::string> profiles;
+  std::vector<ProfileTables> tables; // per node: per function and per source line
+
   std::string utilisation; // sim/utilisation.h, formatted
 };
 

@@ -20,6 +20,7 @@ void usage(std::FILE* out) {
              "  echo     run the two-node echo experiment on a simulated cluster\n"
              "  run      run a Lua script (clusters, firmware, host processes)\n"
              "  dissector  write a Wireshark plugin for a firmware's packet header\n"
+             "  compare  run the echo experiment with two builds of a control program: what an edit bought\n"
              "\n"
              "Run 'lanaikit <command> --help' for the options of a command;\n"
              "'lanaikit --version' for the version and where its files are.\n",
@@ -61,6 +62,7 @@ int main(int argc, char** argv) {
   if (cmd == "debug") return cmd_debug(argc, argv);
   if (cmd == "run") return cmd_run(argc, argv);
   if (cmd == "dissector") return cmd_dissector(argc, argv);
+  if (cmd == "compare") return cmd_compare(argc, argv);
   std::fprintf(stderr, "lanaikit: unknown command '%s'\n", argv[1]);
   usage(stderr);
   return 2;
