@@ -10,5 +10,6 @@ int cmd_echo(int argc, char** argv);
 int cmd_debug(int argc, char** argv);
 int cmd_run(int argc, char** argv);
 int cmd_dissector(int argc, char** argv);
+int cmd_sweep(int argc, char** argv);
 
 } // namespace lanaikit::tools
