@@ -3,11 +3,12 @@
 -- paper's testbed (lua-scripts/platforms/vmmc.lua) with a faster LANai clock and/or a
 -- faster PCI bus, one point of `lanaikit sweep` (docs/sweep.md):
 --
---   lanaikit sweep -j 2 --grid clock_mhz=33,66,132 --grid pci_mb_s=128,256 \
+--   lanaikit sweep -j 2 --grid clock_mhz=33,66,100,132 --grid pci_mb_s=64,128,192,256 \
 --     -o sweep-clock-pci lua-scripts/vmmc/sweep_clock_pci.lua
 --   lanaikit run lua-scripts/vmmc/sweep_clock_pci_plot.lua sweep-clock-pci
 --
--- or one point by hand: lanaikit run lua-scripts/vmmc/sweep_clock_pci.lua --clock_mhz 66
+-- (16 points, about 6 s; the table and what it says are in docs/sweep.md), or one point by
+-- hand: lanaikit run lua-scripts/vmmc/sweep_clock_pci.lua --clock_mhz 66
 --
 -- --clock_mhz sets nic.clock_hz. --pci_mb_s is the host<->SRAM DMA bandwidth at 64 KB
 -- blocks (the paper's 128 MB/s); every point of the platform's DMA curve is scaled by the

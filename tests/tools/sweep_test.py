@@ -112,6 +112,9 @@ def main():
             r.returncode == 1 and "nested.lua:3: sweep.result: 'list' is a table (expected a number, a string or a "
             "boolean)" in r.stderr, r.stderr)
 
+    r = sweep("--help")
+    c.check("--help", r.returncode == 0 and "--grid NAME=V1,V2,..." in r.stdout and "mpirun" in r.stdout, r.stdout)
+
     # --- usage errors ----------------------------------------------------------------------
     for args, msg in [
         (["--grid", "x", tiny], "lanaikit sweep: --grid 'x': expected NAME=V1,V2,...\n"),
@@ -142,6 +145,13 @@ def main():
         hand = json.load(f)
     c.check("VMMC sweep: a point equals the same point run by hand",
             h.returncode == 0 and {k: vrows[1][k] for k in hand} == hand, (hand, vrows[1], h.stderr))
+
+    plot = os.path.join(a.source_dir, "lua-scripts", "vmmc", "sweep_clock_pci_plot.lua")
+    h = subprocess.run([lk, "run", plot, "v"], cwd=work, capture_output=True, text=True, timeout=60)
+    svg = open(os.path.join(work, "v", "latency.svg")).read() if h.returncode == 0 else ""
+    c.check("VMMC sweep: the plot script reads the merged CSV into curves (sweep.read, sweep.curves)",
+            h.stdout == "2 points; wrote v/latency.svg and v/bandwidth.svg\n" and "pci_mb_s = 128" in svg
+            and os.path.exists(os.path.join(work, "v", "bandwidth.svg")), h.stdout + h.stderr)
 
     # --- MPI: two ranks, the same bytes as -j 2 -------------------------------------------------
     if not a.mpirun:
