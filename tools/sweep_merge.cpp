@@ -38,9 +38,11 @@ std::string check_result(const JsonValue& v, const Grid& grid) {
   if (v.size() == 0) return "the result has no values";
   const std::vector<std::string> names = grid.names();
   for (const auto& [key, value] : v.as_object()) {
-    if (!(value.is_number() || value.is_string() || value.is_bool()))
-      return "the result '" + key + "' is a " + report::json_type_name(value.type()) +
+    if (!(value.is_number() || value.is_string() || value.is_bool())) {
+      const std::string type = report::json_type_name(value.type());
+      return "the result '" + key + "' is " + (type[0] == 'a' || type[0] == 'o' ? "an " : "a ") + type +
              " (expected a number, a string or a boolean)";
+    }
     if (std::find(names.begin(), names.end(), key) != names.end())
       return "the result '" + key + "' has the name of a grid parameter";
   }

@@ -38,6 +38,11 @@ def main():
 
     def sweep(*args, cwd=work, launcher=()):
         env = {k: v for k, v in os.environ.items() if not k.startswith(("OMPI_", "PMI", "LANAIKIT_SWEEP"))}
+        if launcher:
+            # Under scripts/test.sh --sanitize: Open MPI keeps allocations of its plugins,
+            # unloaded by then, until exit, which LeakSanitizer reports (and no suppression
+            # can name an unloaded module). The -j runs above check the sweep's own leaks.
+            env["ASAN_OPTIONS"] = env.get("ASAN_OPTIONS", "") + ":detect_leaks=0"
         return subprocess.run([*launcher, lk, "sweep", *args], cwd=cwd, capture_output=True, text=True,
                               timeout=300, env=env)
 
