@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -60,6 +61,13 @@ bool write_text(const std::string& path, const std::string& text) {
   out << text;
   out.close();
   return bool(out);
+}
+
+// The rank a launcher gave this process, before MPI_Init (0 if it says nothing).
+int mpi_rank_from_environment() {
+  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"})
+    if (const char* v = std::getenv(name)) return std::atoi(v);
+  return 0;
 }
 
 // Writes the merged files and lists the failures; returns the exit status.
@@ -178,6 +186,8 @@ int cmd_sweep(int argc, char** argv) {
     std::error_code ec;
     if (!fs::is_regular_file(cmd.run.script, ec)) throw UsageError("no script file '" + cmd.run.script + "'");
   } catch (const UsageError& e) {
+    // Under mpirun every rank finds the same mistake; one message is enough.
+    if (launched_by_mpi() && mpi_rank_from_environment() != 0) return 2;
     return report_usage_error("sweep", e);
   }
   if (cmd.run.out_dir.empty()) cmd.run.out_dir = "sweep-" + fs::path(cmd.run.script).stem().string();

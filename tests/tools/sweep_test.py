@@ -173,6 +173,10 @@ def main():
             for name in ("results.csv", "results.json"):
                 c.check("MPI: " + name + " equals -j 2's byte for byte", read("m", name) == read("j", name),
                         read("m", name) + "\n----\n" + read("j", name))
+            r = sweep("--grid", "x", tiny, launcher=mpi)
+            c.check("MPI: a usage error is reported once, by rank 0",
+                    r.returncode == 2 and r.stderr.count("lanaikit sweep: --grid 'x': expected NAME=V1,V2,...") == 1,
+                    r.stderr)
             r = sweep(*vgrid, "-o", "vm", example, launcher=mpi)
             c.check("MPI: the VMMC sweep equals -j 2's",
                     r.returncode == 0 and read("vm", "results.csv") == read("v", "results.csv"), r.stderr)
