@@ -123,7 +123,7 @@ int run_mpi(Command& cmd, int* argc, char*** argv) {
   try {
     world = std::make_unique<MpiWorld>(argc, argv);
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "lanaikit sweep: %s\n", e.what());
+    if (mpi_rank_from_environment() == 0) std::fprintf(stderr, "lanaikit sweep: %s\n", e.what());
     return 2;
   }
   std::vector<uint64_t> shard; // round robin: neighbouring points often cost alike
