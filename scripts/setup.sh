@@ -9,6 +9,7 @@ packages=(
   googletest libgtest-dev libbenchmark-dev
   valgrind python3 pkg-config
   tshark
+  openmpi-bin libopenmpi-dev
 )
 missing=()
 for p in "${packages[@]}"; do

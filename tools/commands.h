@@ -11,5 +11,6 @@ int cmd_debug(int argc, char** argv);
 int cmd_run(int argc, char** argv);
 int cmd_dissector(int argc, char** argv);
 int cmd_compare(int argc, char** argv);
+int cmd_sweep(int argc, char** argv);
 
 } // namespace lanaikit::tools

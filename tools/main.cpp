@@ -19,6 +19,7 @@ void usage(std::FILE* out) {
              "  debug    run an image under the debugger (breakpoints, watchpoints, stepping)\n"
              "  echo     run the two-node echo experiment on a simulated cluster\n"
              "  run      run a Lua script (clusters, firmware, host processes)\n"
+             "  sweep    run a Lua script over a grid of parameters, locally (-j N) or under mpirun\n"
              "  dissector  write a Wireshark plugin for a firmware's packet header\n"
              "  compare  run the echo experiment with two builds of a control program: what an edit bought\n"
              "\n"
@@ -62,6 +63,7 @@ int main(int argc, char** argv) {
   if (cmd == "debug") return cmd_debug(argc, argv);
   if (cmd == "run") return cmd_run(argc, argv);
   if (cmd == "dissector") return cmd_dissector(argc, argv);
+  if (cmd == "sweep") return cmd_sweep(argc, argv);
   if (cmd == "compare") return cmd_compare(argc, argv);
   std::fprintf(stderr, "lanaikit: unknown command '%s'\n", argv[1]);
   usage(stderr);
