@@ -1304,11 +1304,13 @@ private:
         r = Int((unsigned __int128)a << (b >= 127 ? 127 : b));
         break;
       }
-      if (a == 0) r = 0;
+      if (a == 0 || b == 0) r = a;
       else if (b >= 127) overflow = true;
       else {
-        const Int limit = Int(1) << (126 - int(b)); // |a| * 2^b must stay within 2^127
-        if (a >= limit * 2 || a < -(limit * 2)) overflow = true;
+        // a * 2^b must stay in [-2^127, 2^127): a in [-2^(127-b), 2^(127-b)). (The limit is
+        // formed for b >= 1 only: 2^127 itself is not an __int128.)
+        const Int limit = Int(1) << (127 - int(b));
+        if (a >= limit || a < -limit) overflow = true;
         else r = Int((unsigned __int128)a << b);
       }
       break;

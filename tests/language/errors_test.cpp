@@ -649,6 +649,12 @@ TEST(LanguageErrors, UntypedConstantBeyond128Bits) {
   EXPECT_ERROR("const X = 1 << 127;",
                "t.fw:1:13: error: constant expression overflows (constants are evaluated with "
                "128 bits)");
+  EXPECT_ERROR("const Z = (1 << 126) << 1;",
+               "t.fw:1:22: error: constant expression overflows (constants are evaluated with "
+               "128 bits)");
+  // The edges that fit: a shift by zero (it once formed 2^127 while checking: found by
+  // fw_fuzz under UBSan), and -2^127, the most negative constant.
+  EXPECT_TRUE(compile("const A = 1 << 0;\nconst B = (1 << 126) << 0;\nconst C = -(1 << 126) << 1;").ok);
   EXPECT_ERROR("const Y = (1 << 100) * (1 << 30);",
                "t.fw:1:22: error: constant expression overflows (constants are evaluated with "
                "128 bits)");
