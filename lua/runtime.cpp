@@ -36,6 +36,33 @@ void hook(lua_State* L, lua_Debug*) {
   if (rt.wall_exceeded()) luaL_error(L, "stopped: %s", "the wall-clock limit was reached");
 }
 
+int lk_observe(lua_State* L) {
+  Args a(L, "lk.observe", 0);
+  Runtime::Impl& rt = runtime_of(L);
+  rt.observe_from = rt.clusters.size();
+  return 0;
+}
+
+// The observable traces of the clusters created since lk.observe(), folded in creation
+// order: a hash (integer) and the number of records.
+int lk_observable(lua_State* L) {
+  Args a(L, "lk.observable", 0);
+  Runtime::Impl& rt = runtime_of(L);
+  if (!rt.observe_from) a.fail_message("call lk.observe() first");
+  Fnv64 h;
+  uint64_t records = 0;
+  for (size_t i = *rt.observe_from; i < rt.clusters.size(); ++i) {
+    const auto& rec = rt.clusters[i];
+    auto box = rec.box.lock();
+    const bool live = box && box->observable;
+    h.u64(live ? box->observable->hash() : rec.observable_hash);
+    records += live ? box->observable->records() : rec.observable_records;
+  }
+  lua_pushinteger(L, lua_Integer(h.value()));
+  lua_pushinteger(L, lua_Integer(records));
+  return 2;
+}
+
 int lk_trace_hash(lua_State* L) {
   lua_pushinteger(L, lua_Integer(runtime_of(L).trace_hash()));
   return 1;
@@ -198,6 +225,11 @@ bool Runtime::Impl::call_predicate(int ref, bool& result, std::string& error) {
 ClusterBox::~ClusterBox() {
   if (cluster && rt && !rt->closing && id < rt->clusters.size())
     rt->clusters[id].final_hash = cluster->kernel().trace_hash();
+  if (observable && rt && !rt->closing && id < rt->clusters.size()) {
+    rt->clusters[id].observable_hash = observable->hash();
+    rt->clusters[id].observable_records = observable->records();
+  }
+  observable.reset(); // it watches the cluster's links and chips
   cluster.reset(); // the processes (and their coroutine frames) go first
   procs.clear();
 }
@@ -235,6 +267,8 @@ Runtime::Runtime(Options options) : impl_(std::make_unique<Impl>()) {
   for (const ProtocolBinding& b : protocol_bindings()) b.open(L); // lk.vmmc, ... (lua/protocols.h)
   static const luaL_Reg fns[] = {
       {"trace_hash", wrap<lk_trace_hash>},
+      {"observe", wrap<lk_observe>},
+      {"observable", wrap<lk_observable>},
       {"list_dir", wrap<lk_list_dir>},
       {"firmware_cache_stats", wrap<lk_firmware_cache_stats>},
       {nullptr, nullptr},

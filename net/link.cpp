@@ -160,8 +160,11 @@ void Link::try_transmit() {
     period_bytes_ = 0;
   }
   // busy_until_ >= now: back to back with the previous chunk (or after an injected delay).
+  if (watch_ && it.sent == 0) [[unlikely]]
+    watch_(Watch::HeadSent, *it.packet, period_start_ + wire_time(period_bytes_), true);
   period_bytes_ += wire;
   const sim::Time end = period_start_ + wire_time(period_bytes_);
+  if (watch_ && tail) [[unlikely]] watch_(Watch::TailSent, *it.packet, end, true);
   busy_until_ = end;
   transmitting_ = true;
 
@@ -224,6 +227,7 @@ void Link::chunk_arrived(RxItem item, uint32_t wire_bytes, bool check_crc, uint8
       ++counters_.crc_errors;
     }
     if (tap_) tap_(*item.packet, kernel_.now(), crc_ok);
+    if (watch_) [[unlikely]] watch_(Watch::TailArrived, *item.packet, kernel_.now(), crc_ok);
     kernel_.trace(item.packet->id);
     kernel_.trace(uint64_t(kernel_.now()));
   }

@@ -85,6 +85,15 @@ public:
   // Without a tap the cost is one branch per packet tail.
   using Tap = std::function<void(const Packet&, sim::Time, bool crc_ok)>;
   void set_tap(Tap fn) { tap_ = std::move(fn); }
+  // A watch (the observable trace, sim/observable_trace.h): told the moments of each
+  // packet an outside observer could time, whatever events the model uses to get there:
+  // its first byte starting on the wire (HeadSent), its CRC byte leaving (TailSent) and
+  // its tail arriving (TailArrived, with the CRC check's result; dropped packets never
+  // arrive). Times are exact (the byte-time formula), not those of the events reporting
+  // them. One watch per link; an empty function removes it.
+  enum class Watch : uint8_t { HeadSent, TailSent, TailArrived };
+  using WatchFn = std::function<void(Watch, const Packet&, sim::Time, bool crc_ok)>;
+  void set_watch(WatchFn fn) { watch_ = std::move(fn); }
 
   // Sending end, whole packets: queued without limit, sent in order.
   void send(Packet packet);
@@ -153,6 +162,7 @@ private:
   PacketSink* sink_ = nullptr;
   std::function<void()> on_tx_space_;
   Tap tap_;
+  WatchFn watch_;
   std::mt19937_64 rng_;
 
   // Sender.
