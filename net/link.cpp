@@ -1,7 +1,5 @@
 #include "net/link.h"
 
-#include "net/crc8.h"
-
 #include <algorithm>
 #include <stdexcept>
 
@@ -121,16 +119,17 @@ void Link::start_packet(TxItem& it) {
   }
 }
 
-// CRC and corruption, once the packet's bytes are final. A complete packet is corrupted in
-// a copy (the sender may keep the original); a streamed one belongs to its sender's DMA
-// engine, and chunks already on the wire point at it, so its last byte is flipped in place.
+// Corruption, once the packet's bytes are final (the CRC the hardware would append now is
+// taken over them; see link.h for why it need not be computed). A complete packet is
+// corrupted in a copy (the sender may keep the original); a streamed one belongs to its
+// sender's DMA engine, and chunks already on the wire point at it, so its last byte is
+// flipped in place. An empty packet's corruption hits the CRC byte itself.
 void Link::seal_packet(TxItem& it) {
   it.sealed = true;
-  it.crc = crc8(it.packet->bytes);
   if (!it.corrupt) return;
   ++counters_.corrupted;
   if (it.packet->bytes.empty()) {
-    it.crc ^= 1;
+    // only the CRC byte is wrong
   } else if (it.started && it.sent > 0) {
     it.packet->bytes.back() ^= 1;
   } else {
@@ -170,7 +169,7 @@ void Link::try_transmit() {
 
   RxItem rx{it.packet, it.sent, data, tail ? 1u : 0u, tail};
   const bool drop = it.drop;
-  const uint8_t crc = it.crc;
+  const bool crc_bad = tail && it.corrupt;
   const uint32_t streamed = it.streamed ? data : 0;
   it.sent += data;
   counters_.bytes_sent += data;
@@ -179,7 +178,7 @@ void Link::try_transmit() {
     tx_.pop_front();
   }
   if (!drop) {
-    in_flight_.push_back(InFlight{std::move(rx), wire, crc});
+    in_flight_.push_back(InFlight{std::move(rx), wire, crc_bad});
     kernel_.schedule_at(end + config_.latency_ps, [this] { next_chunk_arrived(); },
                         kTagChunkArrived);
   }
@@ -209,19 +208,19 @@ void Link::next_chunk_arrived() {
   InFlight& f = in_flight_.front();
   RxItem item = std::move(f.item);
   const uint32_t wire = f.wire_bytes;
-  const uint8_t crc = f.wire_crc;
+  const bool crc_bad = f.crc_bad;
   in_flight_.pop_front();
   const bool tail = item.tail;
-  chunk_arrived(std::move(item), wire, tail, crc);
+  chunk_arrived(std::move(item), wire, tail, crc_bad);
 }
 
-void Link::chunk_arrived(RxItem item, uint32_t wire_bytes, bool check_crc, uint8_t wire_crc) {
+void Link::chunk_arrived(RxItem item, uint32_t wire_bytes, bool check_crc, bool crc_bad) {
   buffered_ += wire_bytes;
   counters_.max_buffered_bytes = std::max(counters_.max_buffered_bytes, buffered_);
   counters_.bytes_received += item.length;
   if (check_crc) {
     ++counters_.packets_received;
-    const bool crc_ok = crc8(item.packet->bytes) == wire_crc;
+    const bool crc_ok = !crc_bad;
     if (!crc_ok) {
       item.packet->status |= kCrcError;
       ++counters_.crc_errors;
