@@ -256,12 +256,16 @@ void Link::deliver() {
   delivering_ = true;
   while (!rx_.empty()) {
     RxItem& f = rx_.front();
-    uint32_t taken = f.length;
-    if (sink_) taken = std::min(f.length, sink_->accept(Chunk{f.packet, f.offset, f.length, f.tail}));
+    const Chunk chunk{f.packet, f.offset, f.length, f.tail};
+    const uint32_t whole = chunk.whole();
+    const uint32_t answer = sink_ ? std::min(whole, sink_->accept(chunk)) : whole;
+    const uint32_t taken = std::min(answer, f.length); // data bytes
     f.offset += taken;
     f.length -= taken;
     buffered_ -= taken;
-    if (f.length != 0) break; // the sink stalled; it calls sink_ready() when it can go on
+    // Short of the whole: the sink stalled (perhaps with only the tail's end left, even
+    // for an empty packet); it calls sink_ready() when it can go on.
+    if (answer != whole) break;
     buffered_ -= f.extra;
     rx_.pop_front();
   }
