@@ -39,6 +39,8 @@ Link::Link(sim::Kernel& kernel, LinkConfig config, std::string name)
   if (c.slack_bytes < need)
     fail("slack_bytes " + std::to_string(c.slack_bytes) + " cannot absorb a STOP round trip: need " +
          std::to_string(need) + " (stop_bytes + 3 chunks + 2 + 2*latency*bandwidth)");
+  // Whatever happens at one end reaches the other no sooner than the latency.
+  kernel_.limit_quiet_lookahead(c.latency_ps);
 }
 
 sim::Time Link::wire_time(uint64_t bytes) const {
@@ -179,10 +181,9 @@ void Link::try_transmit() {
   }
   if (!drop) {
     in_flight_.push_back(InFlight{std::move(rx), wire, crc_bad});
-    kernel_.schedule_at(end + config_.latency_ps, [this] { next_chunk_arrived(); },
-                        kTagChunkArrived);
+    at_receiver(end + config_.latency_ps, [this] { next_chunk_arrived(); }, kTagChunkArrived);
   }
-  kernel_.schedule_at(end, [this, streamed] { chunk_sent(streamed); }, kTagChunkSent);
+  at_sender(end, [this, streamed] { chunk_sent(streamed); }, kTagChunkSent);
 }
 
 void Link::chunk_sent(uint32_t streamed_bytes) {
@@ -233,7 +234,7 @@ void Link::chunk_arrived(RxItem item, uint32_t wire_bytes, bool check_crc, bool 
   if (buffered_ >= config_.stop_bytes && !stop_sent_) {
     stop_sent_ = true;
     ++counters_.stops;
-    kernel_.schedule_in(config_.latency_ps, [this] { set_stopped(true); }, kTagStopGo);
+    at_sender(kernel_.now() + config_.latency_ps, [this] { set_stopped(true); }, kTagStopGo);
   }
   rx_.push_back(std::move(item));
   deliver();
@@ -242,8 +243,8 @@ void Link::chunk_arrived(RxItem item, uint32_t wire_bytes, bool check_crc, bool 
 void Link::sink_ready() {
   if (delivery_pending_) return;
   delivery_pending_ = true;
-  kernel_.schedule_in(
-      0,
+  at_receiver(
+      kernel_.now(),
       [this] {
         delivery_pending_ = false;
         deliver();
@@ -272,7 +273,7 @@ void Link::deliver() {
   delivering_ = false;
   if (stop_sent_ && buffered_ <= config_.go_bytes) {
     stop_sent_ = false;
-    kernel_.schedule_in(config_.latency_ps, [this] { set_stopped(false); }, kTagStopGo);
+    at_sender(kernel_.now() + config_.latency_ps, [this] { set_stopped(false); }, kTagStopGo);
   }
 }
 
