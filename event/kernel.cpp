@@ -98,42 +98,6 @@ void Kernel::heap_pop() {
   h[i] = last;
 }
 
-void Kernel::loud_push(Time at) {
-  size_t i = loud_.size();
-  loud_.push_back(at);
-  Time* h = loud_.data();
-  while (i > 0) {
-    const size_t parent = (i - 1) / 2;
-    if (at >= h[parent]) break;
-    h[i] = h[parent];
-    i = parent;
-  }
-  h[i] = at;
-}
-
-void Kernel::loud_pop() {
-  const Time last = loud_.back();
-  loud_.pop_back();
-  const size_t n = loud_.size();
-  if (n == 0) return;
-  Time* h = loud_.data();
-  size_t i = 0;
-  for (;;) {
-    size_t c = 2 * i + 1;
-    if (c >= n) break;
-    if (c + 1 < n && h[c + 1] < h[c]) ++c;
-    h[i] = h[c];
-    i = c;
-  }
-  while (i > 0) {
-    const size_t parent = (i - 1) / 2;
-    if (last >= h[parent]) break;
-    h[i] = h[parent];
-    i = parent;
-  }
-  h[i] = last;
-}
-
 void Kernel::find_top() {
   Key m = heap_.empty() ? ~Key(0) : key_of(heap_.front());
   int src = kHeap;
@@ -261,17 +225,7 @@ uint64_t Kernel::run_until(Time limit) {
     // times the event runs first.
     if (best_resume >= 0 && best_resume < limit && (next < 0 || best_resume < next)) {
       Time horizon = limit;
-      if (next >= 0 && next < horizon) {
-        // A quiet next event lets the agent run on to its time plus the quiet lookahead,
-        // or to the first event that is not quiet, whichever comes first.
-        Time h = next;
-        if (quiet_lookahead_ > 0 && slot(top_.slot).quiet) {
-          h = next + quiet_lookahead_;
-          loud_drop_before(next); // every pending event is at or after `next`
-          if (!loud_.empty() && loud_.front() < h) h = loud_.front();
-        }
-        if (h < horizon) horizon = h;
-      }
+      if (next >= 0 && next < horizon) horizon = next;
       if (others >= 0 && others + lookahead_ < horizon) horizon = others + lookahead_;
       run_agent(best, horizon);
       continue;
@@ -286,7 +240,6 @@ uint64_t Kernel::run_until(Time limit) {
     Slot& s = slot(e.slot);
     const uint64_t seq = s.seq;
     const uint32_t tag = s.tag;
-    if (!s.quiet) loud_drop_before(e.at); // leftovers of events that ran before this one
     s.seq = 0;
     --live_;
     now_ = e.at;

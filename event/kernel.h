@@ -161,37 +161,6 @@ public:
   // event in the trace hash.
   template <class F>
   EventId schedule_at(Time at, F&& fn, uint32_t tag = 0, int8_t order = 0) {
-    return schedule(at, std::forward<F>(fn), tag, order, false);
-  }
-  template <class F>
-  EventId schedule_in(Time delay, F&& fn, uint32_t tag = 0, int8_t order = 0) {
-    return schedule(now_ + delay, std::forward<F>(fn), tag, order, false);
-  }
-  // A quiet event: one that changes nothing an agent can see, and whose consequences an
-  // agent can see come no sooner than quiet_lookahead() after it (through events it
-  // schedules that far ahead, or further along a chain of quiet events). A switch's
-  // events and the link events at a switch's end of a link are quiet: whatever they do
-  // reaches a chip over a link. Agents may run past a quiet event (up to its time plus the
-  // quiet lookahead), so a quiet event does not end every chip's batch. The events
-  // themselves, their order and the trace hash are the same as for schedule_at/in.
-  template <class F>
-  EventId schedule_quiet_at(Time at, F&& fn, uint32_t tag = 0, int8_t order = 0) {
-    return schedule(at, std::forward<F>(fn), tag, order, true);
-  }
-  template <class F>
-  EventId schedule_quiet_in(Time delay, F&& fn, uint32_t tag = 0, int8_t order = 0) {
-    return schedule(now_ + delay, std::forward<F>(fn), tag, order, true);
-  }
-  // The shortest time from a quiet event to anything an agent can see: the smallest link
-  // latency (each Link lowers it to its own). Unset (-1): quiet events bound agents like
-  // any other event.
-  Time quiet_lookahead() const { return quiet_lookahead_; }
-  void limit_quiet_lookahead(Time t) {
-    if (t >= 0 && (quiet_lookahead_ < 0 || t < quiet_lookahead_)) quiet_lookahead_ = t;
-  }
-
-private:
-  template <class F> EventId schedule(Time at, F&& fn, uint32_t tag, int8_t order, bool quiet) {
     if (at < now_) [[unlikely]] scheduled_in_the_past(at);
     const uint32_t index = take_slot();
     Slot& s = slot(index);
@@ -204,15 +173,14 @@ private:
     const uint64_t seq = next_seq_++;
     s.seq = seq;
     s.tag = tag;
-    s.quiet = quiet;
-    const Entry e{at, (uint64_t(uint8_t(order) ^ 0x80u) << kSeqBits) | seq, index};
-    push(e);
-    if (!quiet) loud_push(at);
+    push(Entry{at, (uint64_t(uint8_t(order) ^ 0x80u) << kSeqBits) | seq, index});
     ++live_;
     return (seq << kSlotBits) | (index + 1);
   }
-
-public:
+  template <class F>
+  EventId schedule_in(Time delay, F&& fn, uint32_t tag = 0, int8_t order = 0) {
+    return schedule_at(now_ + delay, std::forward<F>(fn), tag, order);
+  }
   // Cancels a pending event; returns false if it already ran, was cancelled or never was.
   bool cancel(EventId id);
 
@@ -282,7 +250,6 @@ private:
     Callback fn;
     uint64_t seq = 0; // of the pending event in this slot; 0: none
     uint32_t tag = 0;
-    bool quiet = false;
   };
 
   Slot& slot(uint32_t index) { return blocks_[index >> kBlockBits][index & (kBlockSlots - 1)]; }
@@ -303,16 +270,6 @@ private:
   void find_top(); // sets top_src_, top_at_
   void drop_dead_top();
   void compact();
-  // The times of the events that are not quiet, in a min-heap: its top bounds the agents
-  // when the next event is quiet. A time stays after its event ran or was cancelled, which
-  // only makes the bound earlier (safe); times before the next event can only be such
-  // leftovers and are dropped.
-  std::vector<Time> loud_;
-  void loud_push(Time at);
-  void loud_pop();
-  void loud_drop_before(Time t) {
-    while (!loud_.empty() && loud_.front() < t) loud_pop();
-  }
   [[noreturn]] void scheduled_in_the_past(Time at) const;
 
   void mix(uint64_t v) {
@@ -348,7 +305,6 @@ private:
   void run_agent(size_t index, Time horizon);
   std::vector<AgentState> agents_;
   Time lookahead_ = 0;
-  Time quiet_lookahead_ = -1;
   uint64_t agent_batches_ = 0;
 };
 

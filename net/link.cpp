@@ -39,8 +39,6 @@ Link::Link(sim::Kernel& kernel, LinkConfig config, std::string name)
   if (c.slack_bytes < need)
     fail("slack_bytes " + std::to_string(c.slack_bytes) + " cannot absorb a STOP round trip: need " +
          std::to_string(need) + " (stop_bytes + 3 chunks + 2 + 2*latency*bandwidth)");
-  // Whatever happens at one end reaches the other no sooner than the latency.
-  kernel_.limit_quiet_lookahead(c.latency_ps);
 }
 
 sim::Time Link::wire_time(uint64_t bytes) const {
@@ -181,9 +179,10 @@ void Link::try_transmit() {
   }
   if (!drop) {
     in_flight_.push_back(InFlight{std::move(rx), wire, crc_bad});
-    at_receiver(end + config_.latency_ps, [this] { next_chunk_arrived(); }, kTagChunkArrived);
+    kernel_.schedule_at(end + config_.latency_ps, [this] { next_chunk_arrived(); },
+                        kTagChunkArrived);
   }
-  at_sender(end, [this, streamed] { chunk_sent(streamed); }, kTagChunkSent);
+  kernel_.schedule_at(end, [this, streamed] { chunk_sent(streamed); }, kTagChunkSent);
 }
 
 void Link::chunk_sent(uint32_t streamed_bytes) {
@@ -234,7 +233,7 @@ void Link::chunk_arrived(RxItem item, uint32_t wire_bytes, bool check_crc, bool 
   if (buffered_ >= config_.stop_bytes && !stop_sent_) {
     stop_sent_ = true;
     ++counters_.stops;
-    at_sender(kernel_.now() + config_.latency_ps, [this] { set_stopped(true); }, kTagStopGo);
+    kernel_.schedule_in(config_.latency_ps, [this] { set_stopped(true); }, kTagStopGo);
   }
   rx_.push_back(std::move(item));
   deliver();
@@ -243,8 +242,8 @@ void Link::chunk_arrived(RxItem item, uint32_t wire_bytes, bool check_crc, bool 
 void Link::sink_ready() {
   if (delivery_pending_) return;
   delivery_pending_ = true;
-  at_receiver(
-      kernel_.now(),
+  kernel_.schedule_in(
+      0,
       [this] {
         delivery_pending_ = false;
         deliver();
@@ -273,7 +272,7 @@ void Link::deliver() {
   delivering_ = false;
   if (stop_sent_ && buffered_ <= config_.go_bytes) {
     stop_sent_ = false;
-    at_sender(kernel_.now() + config_.latency_ps, [this] { set_stopped(false); }, kTagStopGo);
+    kernel_.schedule_in(config_.latency_ps, [this] { set_stopped(false); }, kTagStopGo);
   }
 }
 

@@ -117,12 +117,6 @@ public:
   uint32_t tx_space() const { return config_.tx_fifo_bytes - fifo_bytes_; }
   void set_on_tx_space(std::function<void()> fn) { on_tx_space_ = std::move(fn); }
 
-  // A switch at this end (Switch::attach_output marks the sending end, attach_input the
-  // receiving end): the link's events at that end are quiet (sim::Kernel::schedule_quiet_at),
-  // since nothing there is a chip's, so they do not end the chips' run-ahead batches.
-  void set_quiet_sender(bool quiet) { quiet_sender_ = quiet; }
-  void set_quiet_receiver(bool quiet) { quiet_receiver_ = quiet; }
-
   // True while the sender is held by a STOP.
   bool stopped() const { return stopped_; }
   // Time the transmitter is busy until (end of the last chunk started).
@@ -174,16 +168,6 @@ private:
   std::function<void()> on_tx_space_;
   Tap tap_;
   WatchFn watch_;
-  bool quiet_sender_ = false, quiet_receiver_ = false;
-  // Schedules an event of the sending or receiving end, quiet if that end is a switch's.
-  template <class F> void at_sender(sim::Time at, F&& fn, uint32_t tag) {
-    if (quiet_sender_) kernel_.schedule_quiet_at(at, std::forward<F>(fn), tag);
-    else kernel_.schedule_at(at, std::forward<F>(fn), tag);
-  }
-  template <class F> void at_receiver(sim::Time at, F&& fn, uint32_t tag) {
-    if (quiet_receiver_) kernel_.schedule_quiet_at(at, std::forward<F>(fn), tag);
-    else kernel_.schedule_at(at, std::forward<F>(fn), tag);
-  }
   std::mt19937_64 rng_;
 
   // Sender.

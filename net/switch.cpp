@@ -37,13 +37,11 @@ void Switch::attach_input(uint32_t port, Link& link) {
   check(port);
   inputs_[port].link = &link;
   link.set_sink(&inputs_[port]);
-  link.set_quiet_receiver(true); // the switch's events touch no chip (Kernel::schedule_quiet_at)
 }
 
 void Switch::attach_output(uint32_t port, Link& link) {
   check(port);
   outputs_[port].link = &link;
-  link.set_quiet_sender(true);
   link.set_on_tx_space([this, port] {
     const int h = outputs_[port].holder;
     if (h >= 0 && inputs_[h].link) inputs_[h].link->sink_ready();
@@ -71,7 +69,7 @@ uint32_t Switch::accept(Input& in, const Chunk& c) {
     // A new head (an empty packet too: it finds no route byte and is discarded): route it after the fall-through time; until then its bytes wait.
     in.state = State::Routing;
     in.in_packet = c.packet;
-    kernel_.schedule_quiet_in(config_.fall_through_ps, [this, &in] { route(in); }, kTagRoute);
+    kernel_.schedule_in(config_.fall_through_ps, [this, &in] { route(in); }, kTagRoute);
     return 0;
   case State::Routing:
   case State::Waiting:
@@ -135,7 +133,7 @@ void Switch::schedule_arbitration(uint32_t out) {
   Output& o = outputs_[out];
   if (o.arbitration_pending) return;
   o.arbitration_pending = true;
-  kernel_.schedule_quiet_in(0, [this, out] { arbitrate(out); }, kTagArbitrate, kOrderArbitrate);
+  kernel_.schedule_in(0, [this, out] { arbitrate(out); }, kTagArbitrate, kOrderArbitrate);
 }
 
 void Switch::arbitrate(uint32_t out) {
