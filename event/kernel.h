@@ -273,18 +273,12 @@ private:
   [[noreturn]] void scheduled_in_the_past(Time at) const;
 
   void mix(uint64_t v) {
-    // FNV-1a over the 8 bytes of the value, low byte first. A zero byte only multiplies by
-    // the prime, so when the top three are zero (times before 1.1 s, sequence numbers
-    // below 2^40, every (order, tag) word) they are one multiplication by its cube.
-    constexpr uint64_t kPrime = 0x100000001b3ull;
-    uint64_t h = hash_;
-    if ((v >> 40) == 0) {
-      for (int i = 0; i < 5; ++i) h = (h ^ ((v >> (8 * i)) & 0xFF)) * kPrime;
-      h *= kPrime * kPrime * kPrime;
-    } else {
-      for (int i = 0; i < 8; ++i) h = (h ^ ((v >> (8 * i)) & 0xFF)) * kPrime;
-    }
-    hash_ = h;
+    // Word-wise: one multiply and a shift per value (it was FNV-1a over the value's bytes,
+    // up to 8 steps): h = (h ^ v) * K, then the high half folded down so every bit of v
+    // reaches every bit of the next fold. K is 2^64 / golden ratio (odd, so the multiply
+    // is a bijection and no value is lost).
+    const uint64_t h = (hash_ ^ v) * 0x9e3779b97f4a7c15ull;
+    hash_ = h ^ (h >> 32);
   }
 
   Time now_ = 0;

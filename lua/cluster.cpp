@@ -131,6 +131,7 @@ int lk_cluster(lua_State* L) {
         b->cluster->kernel().stop();
       });
   }
+  if (rt.observe_from) box->observable = std::make_unique<ObservableTrace>(*box->cluster);
   box->id = rt.clusters.size();
   rt.clusters.push_back({box, 0});
   push_udata<ClusterUD>(L, kCluster, std::move(box));
@@ -259,6 +260,32 @@ int c_trace_hash(lua_State* L) {
   Args a(L, "Cluster:trace_hash", 1);
   lua_pushinteger(L, lua_Integer(cluster_self(a).cluster->kernel().trace_hash()));
   return 1;
+}
+
+// c:observe{ file = path } starts the observable trace (sim/observable_trace.h): every
+// link's packet heads and tails and every chip event from now on. c:observable() returns
+// its hash (an integer) and the number of records so far.
+int c_observe(lua_State* L) {
+  Args a(L, "Cluster:observe", 1);
+  ClusterBox& box = cluster_self(a);
+  std::string file;
+  if (!a.none(1)) {
+    const TableArg t = a.table(1);
+    t.only({"file"});
+    file = t.opt_string("file").value_or("");
+  }
+  if (box.observable) a.fail_message("the cluster is already observed");
+  box.observable = std::make_unique<ObservableTrace>(*box.cluster, file);
+  return 0;
+}
+
+int c_observable(lua_State* L) {
+  Args a(L, "Cluster:observable", 1);
+  ClusterBox& box = cluster_self(a);
+  if (!box.observable) a.fail_message("call c:observe() first");
+  lua_pushinteger(L, lua_Integer(box.observable->hash()));
+  lua_pushinteger(L, lua_Integer(box.observable->records()));
+  return 2;
 }
 
 int c_stop(lua_State* L) {
@@ -685,6 +712,7 @@ void open_cluster(lua_State* L) {
       {"run", wrap<c_run>},            {"stop", wrap<c_stop>},
       {"now_ns", wrap<c_now_ns>},      {"now_ps", wrap<c_now_ps>},
       {"trace_hash", wrap<c_trace_hash>}, {"stats", wrap<c_stats>},
+      {"observe", wrap<c_observe>},    {"observable", wrap<c_observable>},
       {"spawn", wrap<spawn_process>},  {nullptr, nullptr},
   };
   new_type(L, kCluster, cmethods, gc_udata<ClusterUD>, c_tostring);

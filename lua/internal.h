@@ -9,6 +9,7 @@
 #include "assembler/image.h"
 #include "host/model/process.h"
 #include "sim/cluster.h"
+#include "sim/observable_trace.h"
 
 #include <lua.hpp>
 
@@ -18,6 +19,7 @@
 #include <functional>
 #include <memory>
 #include <new>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -71,9 +73,13 @@ struct Runtime::Impl {
   struct ClusterRecord {
     std::weak_ptr<ClusterBox> box;
     uint64_t final_hash = 0;
+    uint64_t observable_hash = 0, observable_records = 0; // when it was observed and is gone
   };
   std::vector<ClusterRecord> clusters;
   uint64_t trace_hash() const;
+  // lk.observe(): every cluster created from then on (index >= observe_from) carries an
+  // observable trace; lk.observable() folds theirs.
+  std::optional<size_t> observe_from;
 
   LuaProc* current = nullptr; // the Lua process running now, if any
   uint64_t resumes = 0;       // process resumptions (the wall clock is checked every 256)
@@ -92,6 +98,7 @@ struct ClusterBox {
   size_t id = 0; // index in rt->clusters
   std::unique_ptr<Cluster> cluster;
   Platform platform; // what the cluster was built from (protocol libraries read its costs)
+  std::unique_ptr<ObservableTrace> observable; // Cluster:observe (goes before the cluster)
   std::vector<std::shared_ptr<LuaProc>> procs;
   size_t live_procs = 0;
   bool running = false;

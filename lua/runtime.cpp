@@ -38,6 +38,46 @@ void hook(lua_State* L, lua_Debug*) {
   if (rt.wall_exceeded()) luaL_error(L, "stopped: %s", "the wall-clock limit was reached");
 }
 
+// Several clusters' hashes folded into one value for the run: FNV-1a over each hash's
+// bytes, low byte first.
+class HashFold {
+public:
+  void u64(uint64_t v) {
+    for (int i = 0; i < 8; ++i) h_ = (h_ ^ ((v >> (8 * i)) & 0xff)) * 0x100000001b3ull;
+  }
+  uint64_t value() const { return h_; }
+
+private:
+  uint64_t h_ = 0xcbf29ce484222325ull;
+};
+
+int lk_observe(lua_State* L) {
+  Args a(L, "lk.observe", 0);
+  Runtime::Impl& rt = runtime_of(L);
+  rt.observe_from = rt.clusters.size();
+  return 0;
+}
+
+// The observable traces of the clusters created since lk.observe(), folded in creation
+// order: a hash (integer) and the number of records.
+int lk_observable(lua_State* L) {
+  Args a(L, "lk.observable", 0);
+  Runtime::Impl& rt = runtime_of(L);
+  if (!rt.observe_from) a.fail_message("call lk.observe() first");
+  HashFold h;
+  uint64_t records = 0;
+  for (size_t i = *rt.observe_from; i < rt.clusters.size(); ++i) {
+    const auto& rec = rt.clusters[i];
+    auto box = rec.box.lock();
+    const bool live = box && box->observable;
+    h.u64(live ? box->observable->hash() : rec.observable_hash);
+    records += live ? box->observable->records() : rec.observable_records;
+  }
+  lua_pushinteger(L, lua_Integer(h.value()));
+  lua_pushinteger(L, lua_Integer(records));
+  return 2;
+}
+
 int lk_trace_hash(lua_State* L) {
   lua_pushinteger(L, lua_Integer(runtime_of(L).trace_hash()));
   return 1;
@@ -166,11 +206,9 @@ uint64_t Runtime::Impl::trace_hash() const {
   }
   if (hashes.empty()) return 0;
   if (hashes.size() == 1) return hashes[0];
-  // FNV-1a over each hash's bytes, low first: one value for the whole run.
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (uint64_t v : hashes)
-    for (int i = 0; i < 8; ++i) h = (h ^ ((v >> (8 * i)) & 0xff)) * 0x100000001b3ull;
-  return h;
+  HashFold h;
+  for (uint64_t v : hashes) h.u64(v);
+  return h.value();
 }
 
 bool Runtime::Impl::call_predicate(int ref, bool& result, std::string& error) {
@@ -192,6 +230,11 @@ bool Runtime::Impl::call_predicate(int ref, bool& result, std::string& error) {
 ClusterBox::~ClusterBox() {
   if (cluster && rt && !rt->closing && id < rt->clusters.size())
     rt->clusters[id].final_hash = cluster->kernel().trace_hash();
+  if (observable && rt && !rt->closing && id < rt->clusters.size()) {
+    rt->clusters[id].observable_hash = observable->hash();
+    rt->clusters[id].observable_records = observable->records();
+  }
+  observable.reset(); // it watches the cluster's links and chips
   cluster.reset(); // the processes (and their coroutine frames) go first
   procs.clear();
 }
@@ -229,6 +272,8 @@ Runtime::Runtime(Options options) : impl_(std::make_unique<Impl>()) {
   for (const ProtocolBinding& b : protocol_bindings()) b.open(L); // lk.vmmc, ... (lua/protocols.h)
   static const luaL_Reg fns[] = {
       {"trace_hash", wrap<lk_trace_hash>},
+      {"observe", wrap<lk_observe>},
+      {"observable", wrap<lk_observable>},
       {"list_dir", wrap<lk_list_dir>},
       {"firmware_cache_stats", wrap<lk_firmware_cache_stats>},
       {nullptr, nullptr},

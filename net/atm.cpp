@@ -249,10 +249,12 @@ void CellLink::deliver() {
     RxItem& f = rx_.front();
     const uint32_t size = uint32_t(f.packet->bytes.size());
     const uint32_t left = size - f.offset;
-    uint32_t taken = left;
-    if (sink_) taken = std::min(left, sink_->accept(Chunk{f.packet, f.offset, left, true}));
-    f.offset += taken;
-    if (f.offset != size) break; // the sink stalled; it calls sink_ready() when it can go on
+    const Chunk chunk{f.packet, f.offset, left, true};
+    const uint32_t answer = sink_ ? std::min(chunk.whole(), sink_->accept(chunk)) : chunk.whole();
+    f.offset += std::min(answer, left);
+    // Short of the whole (the frame's end counts one): the sink stalled; it calls
+    // sink_ready() when it can go on.
+    if (answer != chunk.whole()) break;
     rx_.pop_front();
   }
   delivering_ = false;

@@ -1,7 +1,5 @@
 #include "net/link.h"
 
-#include "net/crc8.h"
-
 #include <algorithm>
 #include <stdexcept>
 
@@ -121,16 +119,17 @@ void Link::start_packet(TxItem& it) {
   }
 }
 
-// CRC and corruption, once the packet's bytes are final. A complete packet is corrupted in
-// a copy (the sender may keep the original); a streamed one belongs to its sender's DMA
-// engine, and chunks already on the wire point at it, so its last byte is flipped in place.
+// Corruption, once the packet's bytes are final (the CRC the hardware would append now is
+// taken over them; see link.h for why it need not be computed). A complete packet is
+// corrupted in a copy (the sender may keep the original); a streamed one belongs to its
+// sender's DMA engine, and chunks already on the wire point at it, so its last byte is
+// flipped in place. An empty packet's corruption hits the CRC byte itself.
 void Link::seal_packet(TxItem& it) {
   it.sealed = true;
-  it.crc = crc8(it.packet->bytes);
   if (!it.corrupt) return;
   ++counters_.corrupted;
   if (it.packet->bytes.empty()) {
-    it.crc ^= 1;
+    // only the CRC byte is wrong
   } else if (it.started && it.sent > 0) {
     it.packet->bytes.back() ^= 1;
   } else {
@@ -160,14 +159,17 @@ void Link::try_transmit() {
     period_bytes_ = 0;
   }
   // busy_until_ >= now: back to back with the previous chunk (or after an injected delay).
+  if (watch_ && it.sent == 0) [[unlikely]]
+    watch_(Watch::HeadSent, *it.packet, period_start_ + wire_time(period_bytes_), true);
   period_bytes_ += wire;
   const sim::Time end = period_start_ + wire_time(period_bytes_);
+  if (watch_ && tail) [[unlikely]] watch_(Watch::TailSent, *it.packet, end, true);
   busy_until_ = end;
   transmitting_ = true;
 
   RxItem rx{it.packet, it.sent, data, tail ? 1u : 0u, tail};
   const bool drop = it.drop;
-  const uint8_t crc = it.crc;
+  const bool crc_bad = tail && it.corrupt;
   const uint32_t streamed = it.streamed ? data : 0;
   it.sent += data;
   counters_.bytes_sent += data;
@@ -176,7 +178,7 @@ void Link::try_transmit() {
     tx_.pop_front();
   }
   if (!drop) {
-    in_flight_.push_back(InFlight{std::move(rx), wire, crc});
+    in_flight_.push_back(InFlight{std::move(rx), wire, crc_bad});
     kernel_.schedule_at(end + config_.latency_ps, [this] { next_chunk_arrived(); },
                         kTagChunkArrived);
   }
@@ -206,24 +208,25 @@ void Link::next_chunk_arrived() {
   InFlight& f = in_flight_.front();
   RxItem item = std::move(f.item);
   const uint32_t wire = f.wire_bytes;
-  const uint8_t crc = f.wire_crc;
+  const bool crc_bad = f.crc_bad;
   in_flight_.pop_front();
   const bool tail = item.tail;
-  chunk_arrived(std::move(item), wire, tail, crc);
+  chunk_arrived(std::move(item), wire, tail, crc_bad);
 }
 
-void Link::chunk_arrived(RxItem item, uint32_t wire_bytes, bool check_crc, uint8_t wire_crc) {
+void Link::chunk_arrived(RxItem item, uint32_t wire_bytes, bool check_crc, bool crc_bad) {
   buffered_ += wire_bytes;
   counters_.max_buffered_bytes = std::max(counters_.max_buffered_bytes, buffered_);
   counters_.bytes_received += item.length;
   if (check_crc) {
     ++counters_.packets_received;
-    const bool crc_ok = crc8(item.packet->bytes) == wire_crc;
+    const bool crc_ok = !crc_bad;
     if (!crc_ok) {
       item.packet->status |= kCrcError;
       ++counters_.crc_errors;
     }
     if (tap_) tap_(*item.packet, kernel_.now(), crc_ok);
+    if (watch_) [[unlikely]] watch_(Watch::TailArrived, *item.packet, kernel_.now(), crc_ok);
     kernel_.trace(item.packet->id);
     kernel_.trace(uint64_t(kernel_.now()));
   }
@@ -253,12 +256,16 @@ void Link::deliver() {
   delivering_ = true;
   while (!rx_.empty()) {
     RxItem& f = rx_.front();
-    uint32_t taken = f.length;
-    if (sink_) taken = std::min(f.length, sink_->accept(Chunk{f.packet, f.offset, f.length, f.tail}));
+    const Chunk chunk{f.packet, f.offset, f.length, f.tail};
+    const uint32_t whole = chunk.whole();
+    const uint32_t answer = sink_ ? std::min(whole, sink_->accept(chunk)) : whole;
+    const uint32_t taken = std::min(answer, f.length); // data bytes
     f.offset += taken;
     f.length -= taken;
     buffered_ -= taken;
-    if (f.length != 0) break; // the sink stalled; it calls sink_ready() when it can go on
+    // Short of the whole: the sink stalled (perhaps with only the tail's end left, even
+    // for an empty packet); it calls sink_ready() when it can go on.
+    if (answer != whole) break;
     buffered_ -= f.extra;
     rx_.pop_front();
   }

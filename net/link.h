@@ -2,6 +2,12 @@
 // latency, stop/go flow control against a slack buffer at the receiving end, CRC-8 per
 // packet, and seeded fault injection.
 //
+// The CRC check's outcome is known at the sender: the byte is CRC-8 over the packet's bytes
+// before any fault, and the only fault that touches bytes flips one bit (FaultPlan), which
+// CRC-8 always detects (tests/net/crc8_test.cpp checks every bit of every byte). So the
+// receiver's check fails exactly for a corrupted packet, and neither end computes the CRC
+// (it used to be computed twice per packet per link, a byte at a time: 10% of a VMMC run).
+//
 // Timing is modelled per chunk (LinkConfig::chunk_bytes) but computed per byte: within a
 // busy period that began at T0, wire byte n has been sent by T0 + floor(n * 10^12 /
 // bytes_per_s), as sim::ClockDomain computes cycles, so a long stream never drifts. A
@@ -85,6 +91,15 @@ public:
   // Without a tap the cost is one branch per packet tail.
   using Tap = std::function<void(const Packet&, sim::Time, bool crc_ok)>;
   void set_tap(Tap fn) { tap_ = std::move(fn); }
+  // A watch (the observable trace, sim/observable_trace.h): told the moments of each
+  // packet an outside observer could time, whatever events the model uses to get there:
+  // its first byte starting on the wire (HeadSent), its CRC byte leaving (TailSent) and
+  // its tail arriving (TailArrived, with the CRC check's result; dropped packets never
+  // arrive). Times are exact (the byte-time formula), not those of the events reporting
+  // them. One watch per link; an empty function removes it.
+  enum class Watch : uint8_t { HeadSent, TailSent, TailArrived };
+  using WatchFn = std::function<void(Watch, const Packet&, sim::Time, bool crc_ok)>;
+  void set_watch(WatchFn fn) { watch_ = std::move(fn); }
 
   // Sending end, whole packets: queued without limit, sent in order.
   void send(Packet packet);
@@ -119,8 +134,7 @@ private:
     bool started = false;  // faults decided, head sent
     bool drop = false;
     bool corrupt = false;
-    bool sealed = false;   // CRC computed (and corruption applied)
-    uint8_t crc = 0;
+    bool sealed = false;   // bytes final (and corruption applied)
   };
   struct RxItem {
     PacketPtr packet;
@@ -137,9 +151,9 @@ private:
   struct InFlight { // a chunk on the wire
     RxItem item;
     uint32_t wire_bytes;
-    uint8_t wire_crc;
+    bool crc_bad; // the tail of a corrupted packet: the receiver's CRC check fails
   };
-  void chunk_arrived(RxItem item, uint32_t wire_bytes, bool check_crc, uint8_t wire_crc);
+  void chunk_arrived(RxItem item, uint32_t wire_bytes, bool check_crc, bool crc_bad);
   void next_chunk_arrived();
   void schedule_delivery();
   void deliver();
@@ -153,6 +167,7 @@ private:
   PacketSink* sink_ = nullptr;
   std::function<void()> on_tx_space_;
   Tap tap_;
+  WatchFn watch_;
   std::mt19937_64 rng_;
 
   // Sender.

@@ -37,12 +37,18 @@ struct Chunk {
   uint32_t length = 0;
   bool tail = false;
   bool head() const { return offset == 0; }
+  // What a sink returns to take all of the chunk: its bytes, plus one for a tail (the
+  // packet's end, its CRC byte on the wire), so taking an empty tail is not a stall.
+  uint32_t whole() const { return length + (tail ? 1u : 0u); }
 };
 
 // The receiving end of a link. The link offers the chunk at the front of its receive
-// (slack) buffer; the sink takes 0..length bytes. Taking fewer than offered stalls the
+// (slack) buffer; the sink takes 0..length bytes, and takes a tail chunk's end (the packet
+// is finished with) by returning length + 1: Chunk::whole(). Returning less stalls the
 // link, which keeps the rest in its buffer (so back-pressure builds up: STOP) and offers
-// it again only after the sink calls Link::sink_ready(). Bytes are never dropped here.
+// it again (the tail alone, with length 0, if only the end is left) after the sink calls
+// Link::sink_ready(). So an empty packet (one tail chunk of length 0) is either taken (1)
+// or refused (0), never lost. Bytes are never dropped here.
 class PacketSink {
 public:
   virtual ~PacketSink() = default;

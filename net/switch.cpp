@@ -66,15 +66,7 @@ int Switch::holder(uint32_t out_port) const {
 uint32_t Switch::accept(Input& in, const Chunk& c) {
   switch (in.state) {
   case State::Idle:
-    // An empty packet (no route byte): discarded now. Its one chunk has no bytes, and the
-    // link takes such a chunk as consumed whatever the answer, so it cannot wait here for
-    // the fall-through time (routing it then would discard the next packet instead).
-    if (c.length == 0 && c.tail) {
-      ++counters_.packets_discarded;
-      ++counters_.bad_routes;
-      return 0;
-    }
-    // A new head: route it after the fall-through time; until then its bytes wait.
+    // A new head (an empty packet too: it finds no route byte and is discarded): route it after the fall-through time; until then its bytes wait.
     in.state = State::Routing;
     in.in_packet = c.packet;
     kernel_.schedule_in(config_.fall_through_ps, [this, &in] { route(in); }, kTagRoute);
@@ -87,7 +79,7 @@ uint32_t Switch::accept(Input& in, const Chunk& c) {
       in.state = State::Idle;
       in.in_packet.reset();
     }
-    return c.length;
+    return c.whole();
   case State::Forwarding:
     break;
   }
@@ -112,6 +104,7 @@ uint32_t Switch::accept(Input& in, const Chunk& c) {
     in.in_packet.reset();
     in.out_packet.reset();
     if (!o.waiting.empty()) schedule_arbitration(in.out);
+    return taken + 1; // and the packet's end
   }
   return taken;
 }

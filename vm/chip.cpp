@@ -534,7 +534,7 @@ void Chip::arm_receive() {
 }
 
 uint32_t Chip::accept(const net::Chunk& chunk) {
-  if (!powered_) return chunk.length; // a dead node's receiver eats nothing useful
+  if (!powered_) return chunk.whole(); // a dead node's receiver eats nothing useful
   if (chunk.head() && !rx_head_seen_) {
     rx_head_seen_ = true;
     set_isr(regs::HEAD_INT_BIT);
@@ -575,6 +575,7 @@ uint32_t Chip::accept(const net::Chunk& chunk) {
     }
     set_isr(bits);
     emit(ChipEvent::RecvTail, uint32_t(chunk.packet->bytes.size()));
+    return take + 1; // the packet's end is taken too (net/packet.h)
   }
   return take;
 }

@@ -53,7 +53,7 @@ struct Recorder : net::PacketSink {
       got.back().tail = k.now();
       got.back().status = c.packet->status;
     }
-    return c.length;
+    return c.whole();
   }
   Kernel& k;
   std::vector<Arrival> got;

@@ -170,7 +170,7 @@ TEST(AtmCellLink, TheLastCellCarriesTheEndOfSduBit) {
     std::vector<uint32_t> cells;
     uint32_t accept(const Chunk& c) override {
       cells.push_back(static_cast<const AtmPacket&>(*c.packet).cells);
-      return c.length;
+      return c.whole();
     }
   };
   Kernel k;
@@ -318,7 +318,7 @@ TEST(AtmCellLink, StallingSinkHoldsFramesUntilReady) {
     uint32_t accept(const Chunk& c) override {
       if (!open) return 0;
       ids.push_back(c.packet->id);
-      return c.length;
+      return c.whole();
     }
   };
   Kernel k;

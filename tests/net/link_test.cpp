@@ -218,3 +218,62 @@ TEST(Link, StopGoWithLongCableNeverOverflowsTheSlack) {
   EXPECT_LE(link.counters().max_buffered_bytes, c.slack_bytes);
   EXPECT_GT(link.counters().max_buffered_bytes, c.stop_bytes + 160);
 }
+
+// An empty packet (its one chunk is a tail with no bytes) offered to a sink that is not
+// ready stays in the slack buffer until the sink calls sink_ready(), and the packet after
+// it waits behind it: "stalled" (0) and "took the empty tail" (Chunk::whole() == 1) are
+// two answers (the fuzzer's packet-empty-packet-lost: an unarmed NIC lost such packets).
+TEST(Link, EmptyPacketWaitsForAStalledSinkAndKeepsItsPlace) {
+  struct Gate : PacketSink {
+    bool open = false;
+    std::vector<std::pair<uint64_t, uint32_t>> tails; // id, bytes
+    uint32_t accept(const Chunk& c) override {
+      if (!open) return 0;
+      if (c.tail) tails.emplace_back(c.packet->id, uint32_t(c.offset + c.length));
+      return c.whole();
+    }
+  };
+  sim::Kernel k;
+  Link link(k, LinkConfig{});
+  Gate gate;
+  link.set_sink(&gate);
+  link.send(Packet{1, {}, 0});
+  link.send(make(2, 10));
+  k.run();
+  EXPECT_TRUE(gate.tails.empty());
+  EXPECT_EQ(link.buffered_bytes(), 1u + 11u); // the empty packet's CRC byte, then 10 + 1
+  gate.open = true;
+  link.sink_ready();
+  k.run();
+  ASSERT_EQ(gate.tails.size(), 2u);
+  EXPECT_EQ(gate.tails[0], std::make_pair(uint64_t(1), 0u));
+  EXPECT_EQ(gate.tails[1], std::make_pair(uint64_t(2), 10u));
+  EXPECT_EQ(link.buffered_bytes(), 0u);
+}
+
+// A sink that takes a tail chunk's bytes but not its end (returns length, not whole())
+// is offered the end again, as an empty tail chunk after the bytes.
+TEST(Link, TailBytesTakenWithoutTheEndAreOfferedTheEndAgain) {
+  struct Half : PacketSink {
+    int offers = 0;
+    std::vector<Chunk> seen;
+    uint32_t accept(const Chunk& c) override {
+      seen.push_back(c);
+      return c.tail && ++offers == 1 ? c.length : c.whole();
+    }
+  };
+  sim::Kernel k;
+  Link link(k, LinkConfig{});
+  Half sink;
+  link.set_sink(&sink);
+  link.send(make(3, 10));
+  k.run();
+  ASSERT_EQ(sink.seen.size(), 1u); // stalled on the end
+  link.sink_ready();
+  k.run();
+  ASSERT_EQ(sink.seen.size(), 2u);
+  EXPECT_EQ(sink.seen[1].offset, 10u);
+  EXPECT_EQ(sink.seen[1].length, 0u);
+  EXPECT_TRUE(sink.seen[1].tail);
+  EXPECT_EQ(link.buffered_bytes(), 0u);
+}

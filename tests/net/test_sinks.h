@@ -34,7 +34,7 @@ public:
       a.status = c.packet->status;
       a.tail_ps = k_.now();
     }
-    return c.length;
+    return c.whole();
   }
   std::vector<Arrival> packets;
 
@@ -64,7 +64,7 @@ public:
     }
     held_ += n;
     if (held_ > 0 && !draining_) drain_next();
-    return n;
+    return n == c.length ? c.whole() : n;
   }
   uint64_t refusals = 0;
 

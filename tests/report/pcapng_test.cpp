@@ -179,7 +179,7 @@ TEST(Pcapng, CapturesTwoLinksOfANetworkExactly) {
         tail_ps.push_back(k.now());
         status.push_back(c.packet->status);
       }
-      return c.length;
+      return c.whole();
     }
   } sink(kernel);
   rx.set_sink(&sink);

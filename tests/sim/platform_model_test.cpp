@@ -100,7 +100,7 @@ TEST(PlatformModel, LinkRatesAndSwitchFallThrough) {
       Sink(Kernel& k, Time& t) : k(k), tail(t) {}
       uint32_t accept(const net::Chunk& c) override {
         if (c.tail) tail = k.now();
-        return c.length;
+        return c.whole();
       }
     } sink(k, tail);
     net->node_rx(1).set_sink(&sink);
@@ -131,7 +131,7 @@ TEST(PlatformModel, DartMessageIsOneCellOnTheWire) {
       Sink(Kernel& k, Time& t) : k(k), at(t) {}
       uint32_t accept(const net::Chunk& c) override {
         at = k.now();
-        return c.length;
+        return c.whole();
       }
     } sink(k, arrived);
     link.set_sink(&sink);

@@ -30,3 +30,12 @@ foreach(entry ${_vmmc_lua_tests})
   endif()
   set_tests_properties(vmmc_lua_${name} PROPERTIES TIMEOUT 120 LABELS "vmmc;lua")
 endforeach()
+
+# The exactness oracle of issue 16 (lua-scripts/vmmc/observable_trace.lua): every packet
+# head and tail on every link and every chip event (time, instruction count) of VMMC,
+# stress, echo and raw runs, hashed and compared with the values recorded on the model as
+# it was before the link and kernel were made cheaper. A changed observable time fails it.
+add_test(NAME vmmc_observable_trace
+  COMMAND $<TARGET_FILE:lanaikit> run --wall-limit-s 300 ${_vmmc_scripts}/observable_trace.lua
+          --expect ${CMAKE_CURRENT_SOURCE_DIR}/observable_trace.expected)
+set_tests_properties(vmmc_observable_trace PROPERTIES TIMEOUT 400)
