@@ -26,6 +26,14 @@ struct Locations {
 
   std::string firmware_lib() const { return data_dir + "/firmware/lib"; }
   std::string platforms() const { return data_dir + "/lua-scripts/platforms"; }
+  // A platform option's file: a path (it has a '/' or ends in .lua) as given, else the
+  // name of one of lanaikit's platforms ("vmmc" -> .../lua-scripts/platforms/vmmc.lua).
+  std::string platform_file(const std::string& name_or_path) const {
+    if (name_or_path.find('/') != std::string::npos ||
+        (name_or_path.size() > 4 && name_or_path.compare(name_or_path.size() - 4, 4, ".lua") == 0))
+      return name_or_path;
+    return platforms() + "/" + name_or_path + ".lua";
+  }
 };
 
 // This process's locations (computed on first use from /proc/self/exe and the build's

@@ -60,6 +60,19 @@ inline uint64_t parse_count(std::string_view flag, std::string_view text) {
   return value * multiplier;
 }
 
+// The non-empty items of a `sep`-separated option value ("4,64,1024").
+inline std::vector<std::string> split_list(const std::string& list, char sep = ',') {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= list.size()) {
+    size_t end = list.find(sep, start);
+    if (end == std::string::npos) end = list.size();
+    if (end > start) out.push_back(list.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
 // "lanaikit CMD: message" and a pointer to --help, on stderr; returns the usage status 2.
 inline int report_usage_error(const char* command, const UsageError& e) {
   std::fprintf(stderr, "lanaikit %s: %s\n(see 'lanaikit %s --help')\n", command, e.what(), command);

@@ -38,23 +38,10 @@ const char* const kHelp =
     "  --handlers A,B   symbols profiled as handlers (default send_message,deliver)\n"
     "  --lines N        changed source lines listed (default 20)\n";
 
-std::vector<std::string> split(const std::string& list, char sep) {
-  std::vector<std::string> out;
-  std::stringstream in(list);
-  for (std::string item; std::getline(in, item, sep);)
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
-
-std::string platform_path(const std::string& p) {
-  if (p.find('/') != std::string::npos || (p.size() > 4 && p.substr(p.size() - 4) == ".lua")) return p;
-  return assembler::locations().platforms() + "/" + p + ".lua";
-}
-
 // Absolute paths, as the image's line table names its files.
 std::vector<std::string> sources(const std::string& list, const char* which) {
   std::vector<std::string> out;
-  for (const std::string& s : split(list, ',')) {
+  for (const std::string& s : split_list(list)) {
     std::error_code ec;
     if (!std::filesystem::is_regular_file(s, ec)) throw UsageError(std::string(which) + ": no file '" + s + "'");
     out.push_back(std::filesystem::absolute(s).lexically_normal().string());
@@ -83,11 +70,11 @@ int cmd_compare(int argc, char** argv) {
       } else if (a == "--platform") platform = args.value_for(a);
       else if (a == "--iterations") config.iterations = uint32_t(parse_count(a, args.value_for(a)));
       else if (a == "--warmup") config.warmup = uint32_t(parse_count(a, args.value_for(a)));
-      else if (a == "--handlers") config.handlers = split(args.value_for(a), ',');
+      else if (a == "--handlers") config.handlers = split_list(args.value_for(a));
       else if (a == "--lines") lines = size_t(parse_count(a, args.value_for(a)));
       else if (a == "--sizes") {
         config.sizes.clear();
-        for (const auto& s : split(args.value_for(a), ','))
+        for (const auto& s : split_list(args.value_for(a)))
           config.sizes.push_back(uint32_t(parse_count(a, s)));
         if (config.sizes.empty()) throw UsageError("--sizes needs at least one size");
       } else if (!a.empty() && a[0] == '-') throw UsageError("unknown argument '" + a + "'");
@@ -103,7 +90,7 @@ int cmd_compare(int argc, char** argv) {
     return report_usage_error("compare", e);
   }
   try {
-    const sim::Platform plat = sim::load_platform(platform_path(platform));
+    const sim::Platform plat = sim::load_platform(assembler::locations().platform_file(platform));
     config.cluster = sim::cluster_params(plat, 2);
     const assembler::Locations& where = assembler::locations();
     assembler::BuildOptions bo;

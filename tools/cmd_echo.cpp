@@ -45,19 +45,6 @@ const char* const kHelp =
     "  --csv FILE       the per-size results as CSV\n"
     "  --svg FILE       the latency curve as an SVG plot\n";
 
-std::vector<std::string> split(const std::string& list, char sep) {
-  std::vector<std::string> out;
-  std::stringstream in(list);
-  for (std::string item; std::getline(in, item, sep);)
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
-
-std::string platform_path(const std::string& p) {
-  if (p.find('/') != std::string::npos || (p.size() > 4 && p.substr(p.size() - 4) == ".lua")) return p;
-  return assembler::locations().platforms() + "/" + p + ".lua";
-}
-
 } // namespace
 
 int cmd_echo(int argc, char** argv) {
@@ -78,7 +65,7 @@ int cmd_echo(int argc, char** argv) {
       else if (a == "--warmup") config.warmup = uint32_t(parse_count(a, args.value_for(a)));
       else if (a == "--max-batch") config.max_batch = parse_count(a, args.value_for(a));
       else if (a == "--profile") config.profile = true;
-      else if (a == "--handlers") config.handlers = split(args.value_for(a), ',');
+      else if (a == "--handlers") config.handlers = split_list(args.value_for(a));
       else if (a == "--trace") trace_path = args.value_for(a);
       else if (a == "--pcap") pcap_path = args.value_for(a);
       else if (a == "--csv") csv_path = args.value_for(a);
@@ -90,7 +77,7 @@ int cmd_echo(int argc, char** argv) {
         config.time_limit = sim::Time(parse_count(a, args.value_for(a))) * sim::kMillisecond;
       else if (a == "--sizes") {
         config.sizes.clear();
-        for (const auto& s : split(args.value_for(a), ','))
+        for (const auto& s : split_list(args.value_for(a)))
           config.sizes.push_back(uint32_t(parse_count(a, s)));
         if (config.sizes.empty()) throw UsageError("--sizes needs at least one size");
       } else throw UsageError("unknown argument '" + a + "'");
@@ -102,7 +89,7 @@ int cmd_echo(int argc, char** argv) {
     return report_usage_error("echo", e);
   }
   try {
-    const sim::Platform plat = sim::load_platform(platform_path(platform));
+    const sim::Platform plat = sim::load_platform(assembler::locations().platform_file(platform));
     config.cluster = sim::cluster_params(plat, 2);
     assembler::BuildOptions bo;
     const assembler::Locations& where = assembler::locations();

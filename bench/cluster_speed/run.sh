@@ -12,24 +12,38 @@ set -e
 before=$1
 after=$2
 [ -n "$before" ] || { echo "usage: $0 LANAIKIT_BEFORE [LANAIKIT_AFTER]" >&2; exit 2; }
+
 cpu() { # binary, arguments...: user seconds of one run
   b=$1; shift
   /usr/bin/time -f %U -o /tmp/cluster_speed.$$ "$b" "$@" >/dev/null 2>&1 || { echo "failed: $b $*" >&2; exit 1; }
   cat /tmp/cluster_speed.$$
 }
-printf '| run | before (s) |%s\n' "${after:+ after (s) | ratio |}"
-printf '|---|---|%s\n' "${after:+---|---|}"
-while IFS='|' read -r name args; do
-  # shellcheck disable=SC2086
-  b=$(cpu "$before" $args)
-  if [ -n "$after" ]; then
+ir() { # binary, arguments...: callgrind's instruction total
+  b=$1; shift
+  valgrind --tool=callgrind --callgrind-out-file=/dev/null "$b" "$@" 2>&1 >/dev/null |
+    sed -n 's/.*refs: *//p' | tr -d ,
+}
+
+# table TITLE MEASURE RATIO_DECIMALS: one row per "name|lanaikit arguments" line on stdin,
+# measured by MEASURE (cpu or ir) with the before binary and, when given, the after one.
+table() {
+  printf '| %s | before |%s\n' "$1" "${after:+ after | ratio |}"
+  printf '|---|---|%s\n' "${after:+---|---|}"
+  while IFS='|' read -r name args; do
     # shellcheck disable=SC2086
-    a=$(cpu "$after" $args)
-    printf '| %s | %s | %s | %s |\n' "$name" "$b" "$a" "$(echo "$b $a" | awk '{ printf "%.2f", ($2 > 0 ? $1 / $2 : 0) }')"
-  else
-    printf '| %s | %s |\n' "$name" "$b"
-  fi
-done <<LIST
+    b=$($2 "$before" $args)
+    if [ -n "$after" ]; then
+      # shellcheck disable=SC2086
+      a=$($2 "$after" $args)
+      printf '| %s | %s | %s | %s |\n' "$name" "$b" "$a" \
+        "$(echo "$b $a" | awk -v d="$3" '{ printf "%.*f", d, ($2 > 0 ? $1 / $2 : 0) }')"
+    else
+      printf '| %s | %s |\n' "$name" "$b"
+    fi
+  done
+}
+
+table "run (user s)" cpu 2 <<LIST
 main.lua|run lua-scripts/main.lua
 vmmc/main.lua|run lua-scripts/vmmc/main.lua
 stress 2 nodes, 2000|run lua-scripts/vmmc/stress.lua --nodes 2 --messages 2000 --quiet
@@ -37,24 +51,8 @@ stress 4 nodes, 2000|run lua-scripts/vmmc/stress.lua --messages 2000 --quiet
 echo|echo
 LIST
 if [ -n "$CALLGRIND" ]; then
-  ir() { # binary, arguments...: callgrind's instruction total
-    b=$1; shift
-    valgrind --tool=callgrind --callgrind-out-file=/dev/null "$b" "$@" 2>&1 >/dev/null |
-      sed -n 's/.*refs: *//p' | tr -d ,
-  }
-  printf '\n| callgrind, host instructions | before |%s\n' "${after:+ after | ratio |}"
-  printf '|---|---|%s\n' "${after:+---|---|}"
-  while IFS='|' read -r name args; do
-    # shellcheck disable=SC2086
-    b=$(ir "$before" $args)
-    if [ -n "$after" ]; then
-      # shellcheck disable=SC2086
-      a=$(ir "$after" $args)
-      printf '| %s | %s | %s | %s |\n' "$name" "$b" "$a" "$(echo "$b $a" | awk '{ printf "%.3f", ($2 > 0 ? $1 / $2 : 0) }')"
-    else
-      printf '| %s | %s |\n' "$name" "$b"
-    fi
-  done <<LIST
+  echo
+  table "callgrind, host instructions" ir 3 <<LIST
 main.lua|run lua-scripts/main.lua
 stress 4 nodes, 200|run lua-scripts/vmmc/stress.lua --messages 200 --quiet
 stress 2 nodes, 2000|run lua-scripts/vmmc/stress.lua --nodes 2 --messages 2000 --quiet
