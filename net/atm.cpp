@@ -174,7 +174,7 @@ void CellLink::cell_arrived(const Cell& cell) {
   ++counters_.cells_received;
   const uint8_t* h = cell.bytes.data();
   const uint16_t vci = header_vci(h);
-  if (config_.raw_vcis.count(vci)) {
+  if (config_.deliver_cells || config_.raw_vcis.count(vci)) {
     auto p = std::make_shared<AtmPacket>();
     p->id = cell.id;
     p->bytes.assign(cell.bytes.begin(), cell.bytes.end());

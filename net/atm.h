@@ -82,6 +82,9 @@ struct CellLinkConfig {
   uint32_t cell_rate_den = 27;
   sim::Time latency_ps = 50 * sim::kNanosecond; // lanaikit default (about 10 m of cable)
   std::set<uint16_t> raw_vcis; // VCIs delivered cell by cell (no AAL5 reassembly)
+  // Every cell delivered on its own, as on a raw VCI, whatever its VCI: the input of a cell
+  // switch (net/cell_switch.h), which forwards cells and leaves reassembly to the far end.
+  bool deliver_cells = false;
   FaultPlan faults;            // per cell, see the top of this file
 };
 
