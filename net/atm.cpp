@@ -25,10 +25,6 @@ struct Crc32Table {
 };
 constexpr Crc32Table kCrc32;
 
-uint16_t header_vci(const uint8_t* h) {
-  return uint16_t(((h[1] & 0x0F) << 12) | (h[2] << 4) | (h[3] >> 4));
-}
-uint8_t header_pti(const uint8_t* h) { return uint8_t((h[3] >> 1) & 0x7); }
 } // namespace
 
 uint32_t crc32_aal5_update(uint32_t reg, std::span<const uint8_t> data) {
@@ -173,7 +169,7 @@ void CellLink::try_transmit() {
 void CellLink::cell_arrived(const Cell& cell) {
   ++counters_.cells_received;
   const uint8_t* h = cell.bytes.data();
-  const uint16_t vci = header_vci(h);
+  const uint16_t vci = cell_header_vci(h);
   if (config_.deliver_cells || config_.raw_vcis.count(vci)) {
     auto p = std::make_shared<AtmPacket>();
     p->id = cell.id;
@@ -192,7 +188,7 @@ void CellLink::cell_arrived(const Cell& cell) {
   if (r.cells == 0) r.id = cell.id;
   r.pdu.insert(r.pdu.end(), cell.bytes.begin() + kCellHeaderBytes, cell.bytes.end());
   ++r.cells;
-  if (header_pti(h) & kPtiEndOfSdu) {
+  if (cell_header_pti(h) & kPtiEndOfSdu) {
     Reassembly done = std::move(r);
     reassembly_.erase(vci);
     frame_done(vci, std::move(done));

@@ -74,6 +74,11 @@ inline uint32_t crc32_aal5(std::span<const uint8_t> data) {
 }
 // The HEC byte of a cell header: CRC-8 (0x07) of the first four bytes, XOR 0x55.
 uint8_t atm_hec(std::span<const uint8_t, 4> header);
+// The VCI and PTI fields of a UNI cell header (5 bytes: GFC, VPI, VCI, PTI, CLP, HEC).
+inline uint16_t cell_header_vci(const uint8_t* h) {
+  return uint16_t(((h[1] & 0x0F) << 12) | (h[2] << 4) | (h[3] >> 4));
+}
+inline uint8_t cell_header_pti(const uint8_t* h) { return uint8_t((h[3] >> 1) & 0x7); }
 
 struct CellLinkConfig {
   uint64_t line_bits_per_s = 155'520'000; // OC-3c

@@ -65,8 +65,8 @@ void CellSwitch::disconnect(uint32_t in_port, uint16_t in_vci) { circuits_.erase
 void CellSwitch::cell_in(uint32_t port, const AtmPacket& cell) {
   ++counters_.cells_in;
   const uint8_t* h = cell.bytes.data();
-  const uint16_t vci = uint16_t(((h[1] & 0x0F) << 12) | (h[2] << 4) | (h[3] >> 4));
-  const uint8_t pti = uint8_t((h[3] >> 1) & 0x7);
+  const uint16_t vci = cell_header_vci(h);
+  const uint8_t pti = cell_header_pti(h);
   const auto it = circuits_.find({port, vci});
   if (it == circuits_.end() || !outputs_[it->second.first]) {
     ++counters_.unknown_vci;
