@@ -72,7 +72,9 @@ void CellSwitch::cell_in(uint32_t port, const AtmPacket& cell) {
     ++counters_.unknown_vci;
     return;
   }
-  const auto [out_port, out_vci] = it->second;
+  // Plain copies, not a structured binding: clang 14 (the fuzz build) cannot capture those.
+  const uint32_t out_port = it->second.first;
+  const uint16_t out_vci = it->second.second;
   // Transit: the cell joins the output queue transit_ps after it arrived. Events of one
   // kind, all transit_ps long, run in arrival order, so cells keep their order.
   kernel_.schedule_in(
