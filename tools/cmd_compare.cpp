@@ -2,6 +2,7 @@
 // the edit between them changed (sim/profile_compare.h).
 #include "tools/args.h"
 #include "tools/commands.h"
+#include "tools/echo_options.h"
 
 #include "assembler/build.h"
 #include "assembler/locations.h"
@@ -67,37 +68,20 @@ int cmd_compare(int argc, char** argv) {
       if (a == "--help" || a == "-h") {
         std::fputs(kHelp, stdout);
         return 0;
-      } else if (a == "--platform") platform = args.value_for(a);
-      else if (a == "--iterations") config.iterations = uint32_t(parse_count(a, args.value_for(a)));
-      else if (a == "--warmup") config.warmup = uint32_t(parse_count(a, args.value_for(a)));
-      else if (a == "--handlers") config.handlers = split_list(args.value_for(a));
-      else if (a == "--lines") lines = size_t(parse_count(a, args.value_for(a)));
-      else if (a == "--sizes") {
-        config.sizes.clear();
-        for (const auto& s : split_list(args.value_for(a)))
-          config.sizes.push_back(uint32_t(parse_count(a, s)));
-        if (config.sizes.empty()) throw UsageError("--sizes needs at least one size");
-      } else if (!a.empty() && a[0] == '-') throw UsageError("unknown argument '" + a + "'");
+      } else if (echo_option(args, a, config, platform)) {
+      } else if (a == "--lines") lines = size_t(parse_count(a, args.value_for(a)));
+      else if (!a.empty() && a[0] == '-') throw UsageError("unknown argument '" + a + "'");
       else positional.push_back(a);
     }
     if (positional.size() != 2) throw UsageError("expected two builds, BEFORE and AFTER");
     before = sources(positional[0], "BEFORE");
     after = sources(positional[1], "AFTER");
-    if (config.iterations == 0) throw UsageError("--iterations must be at least 1");
-    for (uint32_t s : config.sizes)
-      if (s > 65536) throw UsageError("--sizes: at most 65536 bytes");
+    check_echo_options(config);
   } catch (const UsageError& e) {
     return report_usage_error("compare", e);
   }
   try {
-    const sim::Platform plat = sim::load_platform(assembler::locations().platform_file(platform));
-    config.cluster = sim::cluster_params(plat, 2);
-    const assembler::Locations& where = assembler::locations();
-    assembler::BuildOptions bo;
-    bo.startup = where.crt0;
-    bo.runtime = where.runtime_objects;
-    bo.library_dir = where.firmware_lib();
-    bo.sram_size = config.cluster.node.chip.sram_bytes;
+    assembler::BuildOptions bo = echo_setup(config, echo_platform(platform));
     bo.opt = assembler::OptLevel::O2;
     bo.debug = true; // line tables for the per-line comparison
     sim::EchoResult results[2];

@@ -1,6 +1,7 @@
 // lanaikit echo: the built-in two-node experiment (sim/echo_experiment.h) on a platform.
 #include "tools/args.h"
 #include "tools/commands.h"
+#include "tools/echo_options.h"
 
 #include "assembler/build.h"
 #include "assembler/locations.h"
@@ -59,13 +60,10 @@ int cmd_echo(int argc, char** argv) {
       if (a == "--help" || a == "-h") {
         std::fputs(kHelp, stdout);
         return 0;
-      } else if (a == "--platform") platform = args.value_for(a);
-      else if (a == "--firmware") firmware = args.value_for(a);
-      else if (a == "--iterations") config.iterations = uint32_t(parse_count(a, args.value_for(a)));
-      else if (a == "--warmup") config.warmup = uint32_t(parse_count(a, args.value_for(a)));
+      } else if (echo_option(args, a, config, platform)) {
+      } else if (a == "--firmware") firmware = args.value_for(a);
       else if (a == "--max-batch") config.max_batch = parse_count(a, args.value_for(a));
       else if (a == "--profile") config.profile = true;
-      else if (a == "--handlers") config.handlers = split_list(args.value_for(a));
       else if (a == "--trace") trace_path = args.value_for(a);
       else if (a == "--pcap") pcap_path = args.value_for(a);
       else if (a == "--csv") csv_path = args.value_for(a);
@@ -75,28 +73,15 @@ int cmd_echo(int argc, char** argv) {
         config.profile = true;
       } else if (a == "--time-limit-ms")
         config.time_limit = sim::Time(parse_count(a, args.value_for(a))) * sim::kMillisecond;
-      else if (a == "--sizes") {
-        config.sizes.clear();
-        for (const auto& s : split_list(args.value_for(a)))
-          config.sizes.push_back(uint32_t(parse_count(a, s)));
-        if (config.sizes.empty()) throw UsageError("--sizes needs at least one size");
-      } else throw UsageError("unknown argument '" + a + "'");
+      else throw UsageError("unknown argument '" + a + "'");
     }
-    if (config.iterations == 0) throw UsageError("--iterations must be at least 1");
-    for (uint32_t s : config.sizes)
-      if (s > 65536) throw UsageError("--sizes: at most 65536 bytes");
+    check_echo_options(config);
   } catch (const UsageError& e) {
     return report_usage_error("echo", e);
   }
   try {
-    const sim::Platform plat = sim::load_platform(assembler::locations().platform_file(platform));
-    config.cluster = sim::cluster_params(plat, 2);
-    assembler::BuildOptions bo;
-    const assembler::Locations& where = assembler::locations();
-    bo.startup = where.crt0;
-    bo.runtime = where.runtime_objects;
-    bo.library_dir = where.firmware_lib();
-    bo.sram_size = config.cluster.node.chip.sram_bytes;
+    const sim::Platform plat = echo_platform(platform);
+    assembler::BuildOptions bo = echo_setup(config, plat);
     bo.debug = config.profile; // line tables for the per-line profile
     auto image = assembler::build({firmware}, bo);
     if (!image) {
