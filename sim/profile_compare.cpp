@@ -154,6 +154,8 @@ std::vector<LineChange> align_lines(const std::vector<LineCost>& a, const std::v
       for (const auto& [line, _] : la) partner[line] = line;
       for (const auto& [line, _] : lb) partner[line] = line;
     }
+    std::map<uint32_t, uint32_t> partner_in_a; // the same matching, from b's side
+    for (const auto& [line_a, line_b] : partner) partner_in_a.emplace(line_b, line_a);
     std::set<uint32_t> taken_b;
     std::map<uint32_t, LineChange> rows; // ordered by the line in b (or a, for removed lines)
     for (const auto& [line, n] : la) {
@@ -178,12 +180,10 @@ std::vector<LineChange> align_lines(const std::vector<LineCost>& a, const std::v
       c.insns_b = n;
       c.text = text_of(tb, line);
       // A line of a with no count that matches this one (its partner): the same line.
-      for (const auto& [la_line, lb_line] : partner)
-        if (lb_line == line) {
-          c.file_a = fa;
-          c.line_a = la_line;
-          break;
-        }
+      if (auto it = partner_in_a.find(line); it != partner_in_a.end()) {
+        c.file_a = fa;
+        c.line_a = it->second;
+      }
       rows.emplace(line, c);
     }
     for (auto& [_, c] : rows) out.push_back(std::move(c));
