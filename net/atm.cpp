@@ -36,6 +36,20 @@ uint8_t atm_hec(std::span<const uint8_t, 4> header) {
   return uint8_t(crc8(std::span<const uint8_t>(header.data(), 4)) ^ 0x55);
 }
 
+std::vector<uint8_t> aal5_pdu(std::span<const uint8_t> sdu) {
+  const size_t n = sdu.size();
+  if (n > kAal5MaxSdu)
+    throw std::invalid_argument("an AAL5 SDU holds at most 65535 bytes, got " + std::to_string(n));
+  std::vector<uint8_t> pdu(size_t(CellLink::aal5_cells(n)) * kCellPayloadBytes, 0);
+  std::copy(sdu.begin(), sdu.end(), pdu.begin());
+  const size_t t = pdu.size() - kAal5TrailerBytes; // CPCS-UU, CPI stay 0
+  pdu[t + 2] = uint8_t(n >> 8);
+  pdu[t + 3] = uint8_t(n);
+  const uint32_t crc = crc32_aal5(std::span<const uint8_t>(pdu.data(), pdu.size() - 4));
+  for (int i = 0; i < 4; ++i) pdu[t + 4 + i] = uint8_t(crc >> (24 - 8 * i));
+  return pdu;
+}
+
 CellLink::CellLink(sim::Kernel& kernel, CellLinkConfig config, std::string name)
     : kernel_(kernel), config_(std::move(config)), name_(std::move(name)),
       rng_(config_.faults.seed) {
@@ -89,14 +103,8 @@ void CellLink::send(Packet packet, uint16_t vci) {
   if (n > kAal5MaxSdu)
     throw std::invalid_argument("cell link '" + name_ + "': an AAL5 SDU holds at most 65535 bytes, got " +
                                 std::to_string(n));
-  const uint32_t cells = aal5_cells(n);
-  std::vector<uint8_t> pdu(size_t(cells) * kCellPayloadBytes, 0);
-  std::copy(packet.bytes.begin(), packet.bytes.end(), pdu.begin());
-  const size_t t = pdu.size() - kAal5TrailerBytes; // CPCS-UU, CPI stay 0
-  pdu[t + 2] = uint8_t(n >> 8);
-  pdu[t + 3] = uint8_t(n);
-  const uint32_t crc = crc32_aal5(std::span<const uint8_t>(pdu.data(), pdu.size() - 4));
-  for (int i = 0; i < 4; ++i) pdu[t + 4 + i] = uint8_t(crc >> (24 - 8 * i));
+  const std::vector<uint8_t> pdu = aal5_pdu(packet.bytes);
+  const uint32_t cells = uint32_t(pdu.size() / kCellPayloadBytes);
 
   ++counters_.frames_sent;
   counters_.sdu_bytes_sent += n;

@@ -80,6 +80,10 @@ inline uint16_t cell_header_vci(const uint8_t* h) {
 }
 inline uint8_t cell_header_pti(const uint8_t* h) { return uint8_t((h[3] >> 1) & 0x7); }
 
+// The AAL5 PDU of an SDU of at most 65535 bytes (throws std::invalid_argument above): the
+// bytes, zero padding, and the trailer with the length and CRC-32; a multiple of 48 bytes.
+std::vector<uint8_t> aal5_pdu(std::span<const uint8_t> sdu);
+
 struct CellLinkConfig {
   uint64_t line_bits_per_s = 155'520'000; // OC-3c
   // Share of the line rate that carries cells: 26/27 for SONET framing, 1/1 for none.

@@ -650,6 +650,19 @@ void Chip::raise_isr(uint32_t bits) {
   if (powered_) set_isr(bits);
 }
 
+bool Chip::sram_write(uint32_t offset, std::span<const uint8_t> bytes) {
+  if (!sram_.contains(offset, uint32_t(bytes.size())) || bytes.size() > sram_.size()) return false;
+  std::copy(bytes.begin(), bytes.end(), sram_.data() + offset);
+  cpu_.invalidate(offset, uint32_t(bytes.size()));
+  return true;
+}
+
+bool Chip::sram_read(uint32_t offset, std::span<uint8_t> bytes) const {
+  if (!sram_.contains(offset, uint32_t(bytes.size())) || bytes.size() > sram_.size()) return false;
+  std::copy_n(sram_.data() + offset, bytes.size(), bytes.begin());
+  return true;
+}
+
 void Chip::host_write_block(uint32_t addr, uint32_t value) {
   AttachedBlock* b = addr >= kBlockWindowBase && addr < kBlockWindowEnd && addr % 4 == 0
                          ? block_at(addr, isa::Width::Word)

@@ -119,7 +119,7 @@ public:
   // Powering off stops everything; the link is reported down (the node marks its switch
   // port down).
   void set_powered(bool on);
-  bool powered() const { return powered_; }
+  bool powered() const override { return powered_; }
 
   // Time of the next instruction the CPU would start (its local clock).
   sim::Time local_time() const { return clock_.time_of(cycle_origin_ + cpu_.cycles()); }
@@ -205,6 +205,9 @@ private:
   sim::EventId schedule_in(sim::Time delay, std::function<void()> fn, uint32_t tag) override;
   void cancel(sim::EventId id) override { kernel_.cancel(id); }
   void raise_isr(uint32_t bits) override;
+  bool sram_write(uint32_t offset, std::span<const uint8_t> bytes) override;
+  bool sram_read(uint32_t offset, std::span<uint8_t> bytes) const override;
+  uint32_t sram_size() const override { return sram_.size(); }
   MmioStatus reg_read(uint32_t offset, uint32_t& value);
   MmioStatus reg_write(uint32_t offset, uint32_t value, bool from_host);
   MmioStatus fail(std::string detail);

@@ -24,6 +24,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <string>
 
 namespace lanaikit::vm {
@@ -51,6 +52,15 @@ public:
   // attention: it polls ISR) and, where EIMR enables them, they raise the host interrupt.
   // Other bits belong to the LANai engines: asking for them throws std::logic_error.
   virtual void raise_isr(uint32_t bits) = 0;
+  // Whether the chip is powered (a block's engine drops what arrives while it is off).
+  virtual bool powered() const = 0;
+  // The block's own DMA into and out of the chip's SRAM (a cell interface's receive ring
+  // and transmit reads), at the time of the call: an engine calls them from its events.
+  // False, with nothing transferred, if [offset, offset + size) is not inside SRAM.
+  // Writes keep the CPU's predecoded instructions exact, as every SRAM writer does.
+  virtual bool sram_write(uint32_t offset, std::span<const uint8_t> bytes) = 0;
+  virtual bool sram_read(uint32_t offset, std::span<uint8_t> bytes) const = 0;
+  virtual uint32_t sram_size() const = 0;
 };
 
 class RegisterBlock {
