@@ -6,6 +6,8 @@
 # runs it over build-fuzz/corpus-TARGET (fw: build-fuzz/corpus), seeded from the checked-in
 # seeds (tests/fuzz/corpus*/) or, for link, from objects the toolchain produces; the
 # checked-in corpus is never modified.
+# FUZZ_NO_BUILD=1 runs the target as already built (several long runs side by side while
+# the source tree changes).
 # Exits non-zero on any crash, sanitizer report, timeout or out-of-memory; the reproducer
 # is left in build-fuzz/crashes/ (commit it to tests/fuzz/crashes/).
 set -euo pipefail
@@ -37,9 +39,11 @@ esac
 binary="$dir/tests/fuzz/${target}_fuzz"
 
 mkdir -p "$dir"
-CC=clang-14 CXX=clang++-14 cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-  -DLANAIKIT_FUZZ=ON >"$dir/configure.log" 2>&1 || { cat "$dir/configure.log"; exit 1; }
-ninja -C "$dir" -j2 "${target}_fuzz"
+if [ -z "${FUZZ_NO_BUILD:-}" ]; then
+  CC=clang-14 CXX=clang++-14 cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DLANAIKIT_FUZZ=ON >"$dir/configure.log" 2>&1 || { cat "$dir/configure.log"; exit 1; }
+  ninja -C "$dir" -j2 "${target}_fuzz"
+fi
 
 # The working corpus lives in the build directory: seeded from the checked-in corpus, it
 # keeps what earlier runs found, so repeated local runs go deeper.
