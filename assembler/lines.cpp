@@ -82,8 +82,19 @@ std::string check_line_table_forms(llvm::StringRef section, bool little_endian) 
       };
       std::vector<uint64_t> dir_forms, file_forms;
       if (std::string why = entry_format("directory", dir_forms); !why.empty()) return why;
-      // The directories, skipped to reach the file entry format.
+      // Entries with an empty format take no bytes, so their count (up to 2^64 in a
+      // damaged header) bounds nothing: LLVM would append that many empty entries, and
+      // this loop spun over them (link_fuzz found such a header; it hung the link). DWARF 5
+      // entries always have a path, so such a table is refused.
+      auto counted = [&](const char* which, const std::vector<uint64_t>& forms,
+                         uint64_t count) -> std::string {
+        if (c && forms.empty() && count > 0)
+          return std::to_string(count) + " " + which + " entries with an empty entry format in the unit at offset " +
+                 std::to_string(unit);
+        return {};
+      };
       const uint64_t dirs = data.getULEB128(c);
+      if (std::string why = counted("directory", dir_forms, dirs); !why.empty()) return why;
       for (uint64_t d = 0; d < dirs && c; ++d)
         for (uint64_t form : dir_forms) {
           switch (form) {
@@ -99,6 +110,7 @@ std::string check_line_table_forms(llvm::StringRef section, bool little_endian) 
           }
         }
       if (std::string why = entry_format("file", file_forms); !why.empty()) return why;
+      if (std::string why = counted("file", file_forms, data.getULEB128(c)); !why.empty()) return why;
     }
     // A header cut short is LLVM's to report (it does, as a warning): only forms crash it.
     llvm::consumeError(c.takeError());

@@ -1222,3 +1222,41 @@ TEST(Link, LineTableFormsLlvmCannotReadAreIgnoredWithAWarning) {
             std::string::npos)
       << warnings[0];
 }
+
+// Found by tests/fuzz/link_fuzz (crashes/link-empty-entry-format-hang): a DWARF 5 line
+// table whose directory entry format is empty but whose directory count is huge. Such
+// entries take no bytes, so nothing bounded the count: the header check spun over them
+// (10 s of linking for the count the fuzzer found; far longer for the 2^34 here), and LLVM
+// would have appended that many entries. The table is refused with a warning instead.
+TEST(Link, LineTableWithCountedEntriesOfAnEmptyFormatIsIgnoredAtOnce) {
+  TempDir dir;
+  BuildOptions bo;
+  bo.debug = true;
+  auto compiled = load_input(dir.file("f.c", "int main(void) { return 0; }\n"), bo);
+  ASSERT_TRUE(bool(compiled)) << llvm::toString(compiled.takeError());
+  Object o = std::move(*compiled);
+  // clang's directory entry format: one pair, path (line_strp); then the count (< 128).
+  const std::string format("\x01\x01\x1f", 3);
+  const size_t at = o.data.find(format);
+  ASSERT_NE(at, std::string::npos) << "clang-14 -g no longer writes the expected DWARF 5 format";
+  const uint8_t dirs = uint8_t(o.data[at + 3]);
+  ASSERT_TRUE(dirs >= 1 && dirs < 0x80);
+  // No pairs, 2^34 - 1 directories (a 5-byte ULEB128), then zeros over the old entries.
+  std::string evil("\x00\xff\xff\xff\xff\x3f", 6);
+  evil.resize(4 + 4 * size_t(dirs), '\0');
+  o.data.replace(at, evil.size(), evil);
+  LinkInputs in;
+  in.startup = as(kStart, "start.s");
+  in.objects = {o};
+  std::vector<std::string> warnings;
+  LinkOptions lo;
+  lo.warnings = &warnings;
+  FirmwareImage img = ok(link(in, lo));
+  EXPECT_TRUE(img.lines.empty());
+  EXPECT_TRUE(img.symbol("main"));
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find(": warning: line table ignored: 17179869183 directory entries with an "
+                             "empty entry format in the unit at offset 0"),
+            std::string::npos)
+      << warnings[0];
+}
