@@ -1,5 +1,6 @@
 #include "sim/cluster.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace lanaikit::sim {
@@ -87,13 +88,31 @@ Cluster::Cluster(ClusterParams params) : params_(std::move(params)) {
     if (min_latency < 0 || l < min_latency) min_latency = l;
   }
   if (min_latency < 0) min_latency = 0;
-  kernel_.set_lookahead(network_->switch_count() > 0 ? 2 * min_latency : min_latency);
+  Time lookahead = network_->switch_count() > 0 ? 2 * min_latency : min_latency;
+  if (params_.atm) {
+    atm_ = std::make_unique<net::AtmNetwork>(kernel_, n, *params_.atm);
+    for (uint32_t i = 0; i < n; ++i) {
+      auto iface = std::make_unique<vm::CellInterface>(atm_->node_tx(i), vm::CellInterface::Config{});
+      cell_interfaces_.push_back(iface.get());
+      atm_->node_rx(i).set_sink(iface.get());
+      nodes_[i]->chip().attach_block(vm::kCellInterfaceBase, std::move(iface));
+    }
+    lookahead = std::min(lookahead, atm_->min_latency());
+  }
+  kernel_.set_lookahead(lookahead);
+}
+
+vm::CellInterface* Cluster::cell_interface(uint32_t node) {
+  return atm_ ? cell_interfaces_.at(node) : nullptr;
 }
 
 Cluster::~Cluster() {
   // Chips detach from the links before the network goes away.
   for (auto& n : nodes_) n->chip().attach_links(nullptr, nullptr);
+  // The cell interfaces die with their chips, before the links that feed them.
   nodes_.clear();
+  cell_interfaces_.clear();
+  atm_.reset();
 }
 
 void Cluster::set_powered(uint32_t node, bool on) {

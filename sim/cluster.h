@@ -4,13 +4,16 @@
 // the shortest time in which anything one chip does can change what another chip sees.
 // Every such path crosses at least one link into the switch and one out of it (data), or
 // two links (a STOP/GO signal travelling back), so the lookahead is twice the smallest link
-// latency when the network has a switch, and one link latency otherwise.
+// latency when the network has a switch, and one link latency otherwise; an ATM network
+// (no back-pressure) allows one cell link latency.
 #pragma once
 
+#include "net/atm_network.h"
 #include "net/topology.h"
 #include "event/kernel.h"
 #include "sim/node.h"
 #include "sim/platform.h"
+#include "vm/cell_interface.h"
 
 #include <cstdint>
 #include <memory>
@@ -30,6 +33,9 @@ struct ClusterParams {
   Topology topology = Topology::SingleSwitch;
   uint32_t nodes_per_switch = 4; // Chain and Clos
   uint32_t spines = 2;           // Clos
+  // An ATM network besides the source-routed one (DART): every node's chip gets a cell
+  // interface (vm/cell_interface.h) at vm::kCellInterfaceBase on it.
+  std::optional<net::AtmNetworkConfig> atm;
   // Sections the platform did not give that took a struct's defaults ("link", "switch").
   std::vector<std::string> defaulted;
 };
@@ -71,6 +77,9 @@ public:
   uint32_t size() const { return uint32_t(nodes_.size()); }
   Node& node(uint32_t i) { return *nodes_.at(i); }
   net::Network& network() { return *network_; }
+  // The ATM network and node i's cell interface; null without params().atm.
+  net::AtmNetwork* atm() { return atm_.get(); }
+  vm::CellInterface* cell_interface(uint32_t node);
 
   // A node powered off stops its chip; its switch port is marked down, so packets
   // addressed to it are discarded instead of blocking the network.
@@ -80,6 +89,8 @@ private:
   ClusterParams params_;
   Kernel kernel_;
   std::unique_ptr<net::Network> network_;
+  std::unique_ptr<net::AtmNetwork> atm_;
+  std::vector<vm::CellInterface*> cell_interfaces_; // owned by the chips
   std::vector<std::unique_ptr<Node>> nodes_;
 };
 

@@ -4,6 +4,7 @@
 // the simulator's map, and a firmware cell echo whose results batching cannot change.
 #include "firmware.h"
 #include "base/bytes.h"
+#include "sim/cluster.h"
 #include "sim/node.h"
 #include "vm/cell_interface.h"
 
@@ -399,6 +400,49 @@ TEST(CellInterface, FirmwareEchoesCellsAndBatchingChangesNothing) {
     EXPECT_EQ(fast.got[i].bytes, ref.got[i].bytes) << i;
   }
   EXPECT_LT(fast.batches, ref.batches); // the schedules did differ
+}
+
+} // namespace
+} // namespace lanaikit
+
+namespace lanaikit {
+namespace {
+
+// A cluster with an ATM network: every chip has its cell interface at the firmware's
+// ATM_BASE, and a cell crosses the switch on a circuit into the other node's ring.
+TEST(CellInterface, ClusterNodesTalkThroughTheirInterfacesOnCircuits) {
+  sim::ClusterParams p;
+  p.nodes = 3;
+  p.node.chip = vm::ChipParams::lanaikit_default();
+  p.node.pci = host::PciParams::vmmc();
+  net::AtmNetworkConfig atm;
+  atm.cell_switch = net::CellSwitchConfig{};
+  atm.link.latency_ps = 20 * sim::kNanosecond; // shorter than the Myrinet links' 50 ns
+  p.atm = atm;
+  sim::Cluster c(p);
+  EXPECT_EQ(c.kernel().lookahead(), 20 * sim::kNanosecond);
+  ASSERT_NE(c.cell_interface(2), nullptr);
+  vm::Chip& a = c.node(0).chip();
+  vm::Chip& b = c.node(2).chip();
+  c.atm()->connect(0, 50, 2, 60);
+  b.host_write_block(kBase + CellInterface::RX_BASE, 0x4000);
+  b.host_write_block(kBase + CellInterface::RX_SLOTS, 4);
+  a.host_write_sram(0x8000, payload_of(9));
+  a.host_write_block(kBase + CellInterface::TX_ADDR, 0x8000);
+  a.host_write_block(kBase + CellInterface::TX_LEN, 48);
+  a.host_write_block(kBase + CellInterface::TX_CMD, 50 | (1u << 16));
+  c.kernel().run_until(sim::kMillisecond);
+  EXPECT_EQ(b.host_read_block(kBase + CellInterface::RX_HEAD), 1u);
+  uint8_t header[4];
+  b.host_read_sram(0x4000, header);
+  EXPECT_EQ(net::cell_header_vci(header), 60u);
+  EXPECT_EQ(c.cell_interface(1)->counters().cells_received + c.cell_interface(1)->counters().cells_dropped, 0u);
+
+  sim::ClusterParams plain = p;
+  plain.atm.reset();
+  sim::Cluster without(plain);
+  EXPECT_EQ(without.cell_interface(0), nullptr);
+  EXPECT_EQ(without.atm(), nullptr);
 }
 
 } // namespace
