@@ -294,8 +294,8 @@ TEST(CellInterface, MisuseIsAnErrorThatNamesTheRegister) {
   EXPECT_THROW(CellInterface(r.from_chip, CellInterface::Config{0x100, 0x100}), std::invalid_argument);
 }
 
-// firmware/lib/atm.h says what vm/cell_interface.h says.
-TEST(CellInterface, TheFirmwareHeaderMatchesTheSimulatorsMap) {
+// firmware/lib/atm.h and atm.fw say what vm/cell_interface.h says.
+TEST(CellInterface, TheFirmwareHeadersMatchTheSimulatorsMap) {
   std::ifstream in(test::source("firmware/lib/atm.h"));
   std::stringstream text;
   text << in.rdbuf();
@@ -330,6 +330,20 @@ TEST(CellInterface, TheFirmwareHeaderMatchesTheSimulatorsMap) {
       {"ATM_TX_INT_BIT", CellInterface::Config{}.tx_isr_bit},
   };
   EXPECT_EQ(defs, expected);
+
+  // atm.fw: registers by absolute address, constants by value (ATM_HEADER_VCI is C's macro).
+  std::ifstream fw_in(test::source("firmware/lib/atm.fw"));
+  std::stringstream fw_text;
+  fw_text << fw_in.rdbuf();
+  const std::string f = fw_text.str();
+  std::map<std::string, uint64_t> fw_defs;
+  const std::regex reg(R"(reg (ATM_\w+): u32 @ (0x[0-9A-Fa-f]+);)");
+  const std::regex constant(R"(const (ATM_\w+): u32 = (0x[0-9A-Fa-f]+|\d+);)");
+  for (auto it = std::sregex_iterator(f.begin(), f.end(), reg); it != std::sregex_iterator(); ++it)
+    fw_defs[(*it)[1]] = std::stoull((*it)[2], nullptr, 0) - vm::kCellInterfaceBase;
+  for (auto it = std::sregex_iterator(f.begin(), f.end(), constant); it != std::sregex_iterator(); ++it)
+    fw_defs[(*it)[1]] = std::stoull((*it)[2], nullptr, 0);
+  EXPECT_EQ(fw_defs, expected);
 }
 
 // ---- firmware -----------------------------------------------------------------------------
