@@ -47,6 +47,12 @@ public:
     cluster_ = std::make_unique<sim::Cluster>(cp);
     kit::load(*cluster_, image_);
   }
+  // A cluster the test describes itself (a platform without a `nic`, an ATM network).
+  LcpBench(const assembler::FirmwareImage& image, const sim::ClusterParams& cp, std::string who)
+      : image_(image), view_(image_, std::move(who)) {
+    cluster_ = std::make_unique<sim::Cluster>(cp);
+    kit::load(*cluster_, image_);
+  }
 
   const kit::ImageView& view() const { return view_; }
   const assembler::FirmwareImage& image() const { return image_; }

@@ -1,0 +1,301 @@
+// DART's Operation Logic (firmware/dart/dart.fw) on the LCP bench: two nodes on an ATM
+// network, the driver's tables written straight into SRAM, control cells injected on
+// node 0's link as a sender's card would send them. Masked deposits with the three
+// addressing modes, translation through the card's TLB (pages scattered in physical
+// memory, a block across a page boundary), register operations (store indirect with
+// post-increment), the conditional and exceptions reaching the host, remote reads
+// answered without the receiver's host, a TLB miss that parks the cell until the driver
+// fills the entry (nothing lost, order kept), and every malformed or hostile cell refused,
+// counted, with nothing written.
+#include "../kit/lcp_bench.h"
+
+#include "host/dart/cell.h"
+#include "net/atm.h"
+
+#include <gtest/gtest.h>
+
+namespace lanaikit {
+namespace {
+
+const assembler::FirmwareImage& image() {
+  static const assembler::FirmwareImage built =
+      test::build_firmware({test::source("firmware/dart/dart.fw")});
+  return built;
+}
+
+sim::ClusterParams dart_cluster(bool with_switch = false) {
+  const sim::Platform dart = sim::load_platform(test::source("lua-scripts/platforms/dart.lua"));
+  const sim::Platform vmmc = sim::load_platform(test::source("lua-scripts/platforms/vmmc.lua"));
+  sim::ClusterParams cp = sim::cluster_params(dart, 2, sim::NicChoice::of(vmmc));
+  net::AtmNetworkConfig atm;
+  atm.link = dart.cells->link;
+  if (with_switch) atm.cell_switch = net::CellSwitchConfig{};
+  cp.atm = atm;
+  return cp;
+}
+
+using dart::Amode;
+using dart::Cell;
+using dart::Cmp;
+using dart::Op;
+using dart::RegOp;
+using dart::Sel;
+using dart::Src;
+constexpr Op NOP = Op::Nop, WRITE = Op::Write, READ = Op::Read;
+constexpr Amode DIRECT = Amode::Direct, INDIRECT = Amode::Indirect, INDEXED = Amode::Indexed;
+
+constexpr uint32_t kVa = 0x40000000;   // the endpoint's virtual base on node 1
+constexpr uint32_t kBound = 3 * 4096;  // three pages
+constexpr uint32_t kAsid = 7;
+// Its pages lie scattered and backwards in physical memory: frame of page p.
+constexpr uint32_t frame_of(uint32_t p) { return 0x300 - 0x10 * p; }
+constexpr uint64_t pa_of(uint32_t offset) {
+  return uint64_t(frame_of(offset >> 12)) << 12 | (offset & 0xFFF);
+}
+
+class DartBench {
+public:
+  explicit DartBench(bool with_switch = false) : h(image(), dart_cluster(with_switch), "dart") {
+    for (uint32_t n = 0; n < 2; ++n) {
+      set(n, "dart_endpoints[1].base", kVa);
+      set(n, "dart_endpoints[1].bound", kBound);
+      set(n, "dart_endpoints[1].asid", kAsid);
+      set(n, "dart_endpoints[1].flags", h.constant("EP_OPEN"));
+    }
+    // Node 1: connection 5 (window of 8 registers from 100), replies on VCI 6; node 0:
+    // connection 6 into the same-shaped endpoint, where replies land.
+    open(1, 5, 100, 8, 6);
+    open(0, 6, 200, 4, 5);
+    for (uint32_t n = 0; n < 2; ++n)
+      for (uint32_t p = 0; p < 3; ++p) map(n, p);
+    if (with_switch) {
+      h.cluster().atm()->connect(0, 5, 1, 5);
+      h.cluster().atm()->connect(1, 6, 0, 6);
+    }
+    for (uint32_t n = 0; n < 2; ++n) {
+      // Background the endpoint's memory so a stray write shows.
+      std::vector<uint8_t> fill(kBound, 0xEE);
+      for (uint32_t p = 0; p < 3; ++p)
+        h.node(n).memory().write(pa_of(p * 4096), std::span(fill).subspan(0, 4096));
+      set(n, "dart.go", h.constant("DART_GO"));
+    }
+    h.start("dart.ready");
+  }
+  void set(uint32_t n, const std::string& path, uint64_t v) { h.poke(n, path, v); }
+  uint64_t get(uint32_t n, const std::string& path) { return h.peek(n, path); }
+  void open(uint32_t n, uint32_t vci, uint32_t reg_base, uint32_t reg_count, uint32_t reply) {
+    const std::string c = "dart_conns[" + std::to_string(vci) + "]";
+    set(n, c + ".endpoint", 1);
+    set(n, c + ".reg_base", reg_base);
+    set(n, c + ".reg_count", reg_count);
+    set(n, c + ".reply_vci", reply);
+    set(n, c + ".flags", h.constant("CONN_OPEN"));
+  }
+  // The TLB entry the driver writes for page p of the endpoint.
+  void map(uint32_t n, uint32_t p) {
+    const uint32_t vpage = (kVa >> 12) + p;
+    const uint32_t slot = (vpage ^ (kAsid << 4)) & (h.constant("TLB_ENTRIES") - 1);
+    const std::string e = "dart_tlb[" + std::to_string(slot) + "]";
+    set(n, e + ".frame", frame_of(p));
+    set(n, e + ".tag", h.constant("TLB_VALID") | kAsid << 20 | vpage);
+  }
+  void unmap(uint32_t n, uint32_t p) {
+    const uint32_t vpage = (kVa >> 12) + p;
+    const uint32_t slot = (vpage ^ (kAsid << 4)) & (h.constant("TLB_ENTRIES") - 1);
+    set(n, "dart_tlb[" + std::to_string(slot) + "].tag", 0);
+  }
+  uint32_t reg(uint32_t n, uint32_t r) { return uint32_t(get(n, "dart_regs[" + std::to_string(r) + "]")); }
+  void set_reg(uint32_t n, uint32_t r, uint32_t v) { set(n, "dart_regs[" + std::to_string(r) + "]", v); }
+  uint32_t word(uint32_t n, uint32_t offset) { return h.mem32(n, pa_of(offset)); }
+  // Node 0's card sends a cell on `vci` (the one-cell message convention: end-of-SDU PTI).
+  void send(const Cell& c, uint16_t vci = 5) {
+    h.cluster().atm()->node_tx(0).send_cell(vci, c.bytes(), ++sent_, net::kPtiEndOfSdu);
+  }
+  void run_until_cells(uint32_t n, uint64_t cells) {
+    h.run([&] { return get(n, "dart.counters.cells") >= cells; }, 20 * sim::kMillisecond);
+  }
+  uint64_t counter(uint32_t n, const std::string& name) { return get(n, "dart.counters." + name); }
+  // Every word of node n's endpoint outside [lo, hi) is still the background.
+  void expect_untouched_outside(uint32_t n, uint32_t lo, uint32_t hi) {
+    for (uint32_t off = 0; off < kBound; off += 4)
+      if (off < lo || off >= hi) {
+        ASSERT_EQ(word(n, off), 0xEEEEEEEEu) << "offset " << off;
+      }
+  }
+
+  test::LcpBench h;
+  uint64_t sent_ = 0;
+};
+
+Cell with_data(Cell c, uint32_t seed) {
+  for (uint32_t w = 0; w < 8; ++w) c.data[w] = seed + w;
+  return c;
+}
+
+TEST(DartFirmware, WritesDepositTheMaskedWordsThroughTheTlbInEachAddressingMode) {
+  DartBench b;
+  b.set_reg(1, 100, 0x200); // addreg_i of the window (register 100 + 0)
+  b.send(with_data(Cell::make(WRITE, 0xFF, DIRECT, 0x40), 0x1000));
+  b.send(with_data(Cell::make(WRITE, 0x0F, INDIRECT, 0), 0x2000).regs(0));
+  b.send(with_data(Cell::make(WRITE, 0xA5, INDEXED, 0x1000), 0x3000).regs(0)); // 0x1200: page 1
+  b.run_until_cells(1, 3);
+  for (uint32_t w = 0; w < 8; ++w) EXPECT_EQ(b.word(1, 0x40 + 4 * w), 0x1000 + w) << w;
+  for (uint32_t w = 0; w < 8; ++w)
+    EXPECT_EQ(b.word(1, 0x200 + 4 * w), w < 4 ? 0x2000 + w : 0xEEEEEEEEu) << w;
+  for (uint32_t w = 0; w < 8; ++w)
+    EXPECT_EQ(b.word(1, 0x1200 + 4 * w), (0xA5 >> w) & 1 ? 0x3000 + w : 0xEEEEEEEEu) << w;
+  EXPECT_EQ(b.counter(1, "writes"), 3u);
+  EXPECT_EQ(b.h.node(1).interrupts_delivered(), 0u); // deposits need no host
+}
+
+TEST(DartFirmware, ABlockAcrossAPageBoundaryLandsInBothFrames) {
+  DartBench b;
+  b.send(with_data(Cell::make(WRITE, 0xFF, DIRECT, 0x1000 - 12), 0x500));
+  // Words 0 and 7 only: a run in each page, the second starting in the second page.
+  b.send(with_data(Cell::make(WRITE, 0x81, DIRECT, 0x2000 - 16), 0x600));
+  b.run_until_cells(1, 2);
+  for (uint32_t w = 0; w < 8; ++w) EXPECT_EQ(b.word(1, 0x1000 - 12 + 4 * w), 0x500 + w) << w;
+  EXPECT_EQ(b.word(1, 0x2000 - 16), 0x600u);
+  EXPECT_EQ(b.word(1, 0x2000 + 12), 0x607u);
+  for (uint32_t off = 0x2000 - 12; off < 0x2000 + 12; off += 4) EXPECT_EQ(b.word(1, off), 0xEEEEEEEEu);
+  for (uint32_t off = 0; off < kBound; off += 4)
+    if ((off < 0x1000 - 12 || off >= 0x1000 + 20) && (off < 0x2000 - 16 || off >= 0x2000 + 16)) {
+      ASSERT_EQ(b.word(1, off), 0xEEEEEEEEu) << off;
+    }
+}
+
+TEST(DartFirmware, StoreIndirectWithPostIncrementFillsABuffer) {
+  DartBench b;
+  b.set_reg(1, 102, 0x800); // addreg_k = register 2 of the window
+  for (uint32_t m = 0; m < 4; ++m)
+    b.send(with_data(Cell::make(WRITE, 0xFF, INDIRECT, 32), 0x100 * m)
+               .regs(2)
+               .reg_ops(RegOp::Add, Sel::I, Src::Operand));
+  b.run_until_cells(1, 4);
+  for (uint32_t m = 0; m < 4; ++m)
+    for (uint32_t w = 0; w < 8; ++w) EXPECT_EQ(b.word(1, 0x800 + 32 * m + 4 * w), 0x100 * m + w);
+  EXPECT_EQ(b.reg(1, 102), 0x800u + 4 * 32);
+  b.expect_untouched_outside(1, 0x800, 0x880);
+}
+
+TEST(DartFirmware, RegisterOperationsAndTheConditionalReachTheHostOnlyWhenItFires) {
+  DartBench b;
+  uint32_t sigs = 0;
+  b.h.on_interrupt(1, vm::regs::LAN0_SIG_BIT, [&] {
+    if (b.h.take_isr(1, vm::regs::LAN0_SIG_BIT)) ++sigs;
+  });
+  // A counter in register 101 (j): += operand; fire when it reaches 3 (GEU against the
+  // value, data word 0). Register 100 (k) is loaded from j by op B.
+  for (int m = 0; m < 4; ++m) {
+    Cell c = Cell::make(NOP, 0, DIRECT, 1).regs(0, 1, 0);
+    c.data[0] = 3;
+    c.reg_ops(RegOp::Add, Sel::J, Src::Operand, RegOp::Load, Sel::K, Src::J);
+    c.cond(Cmp::Geu, Sel::J, Src::Value);
+    b.send(c);
+  }
+  b.run_until_cells(1, 4);
+  b.h.run_for(20 * sim::kMicrosecond);
+  EXPECT_EQ(b.reg(1, 101), 4u);
+  EXPECT_EQ(b.reg(1, 100), 4u);
+  EXPECT_EQ(b.counter(1, "nops"), 4u);
+  EXPECT_EQ(b.counter(1, "conds"), 2u); // at 3 and at 4
+  EXPECT_EQ(b.get(1, "dart.ev_head"), 2u);
+  EXPECT_EQ(b.get(1, "dart_events[0].kind"), b.h.constant("DartEventKind.COND"));
+  EXPECT_EQ(b.get(1, "dart_events[0].vci"), 5u);
+  EXPECT_EQ(b.get(1, "dart_events[0].a"), 3u);
+  EXPECT_EQ(b.get(1, "dart_events[1].a"), 4u);
+  EXPECT_GE(sigs, 1u);
+  b.expect_untouched_outside(1, 0, 0);
+}
+
+TEST(DartFirmware, ARemoteReadIsAnsweredWithoutTheReadersOrTheOwnersHost) {
+  for (const bool with_switch : {false, true}) {
+    DartBench b(with_switch);
+    std::vector<uint8_t> v(32);
+    for (uint32_t i = 0; i < 32; ++i) v[i] = uint8_t(0x40 + i);
+    b.h.node(1).memory().write(pa_of(0x2100), v);
+    Cell r = Cell::make(READ, 0x3C, DIRECT, 0x2100); // words 2..5
+    r.data[0] = 0x300;                                // where node 0's endpoint gets them
+    b.send(r);
+    b.h.run([&] { return b.counter(0, "writes") >= 1; }, 20 * sim::kMillisecond);
+    for (uint32_t w = 0; w < 8; ++w)
+      EXPECT_EQ(b.word(0, 0x300 + 4 * w), w >= 2 && w <= 5 ? load_be32(v.data() + 4 * w) : 0xEEEEEEEEu)
+          << w << (with_switch ? " switch" : "");
+    EXPECT_EQ(b.counter(1, "reads"), 1u);
+    EXPECT_EQ(b.h.node(0).interrupts_delivered() + b.h.node(1).interrupts_delivered(), 0u);
+  }
+}
+
+TEST(DartFirmware, ATlbMissParksTheCellUntilTheDriverFillsTheEntryAndLosesNothing) {
+  DartBench b;
+  b.unmap(1, 2);
+  uint32_t misses = 0;
+  b.h.on_interrupt(1, vm::regs::LAN0_SIG_BIT, [&] {
+    if (!b.h.take_isr(1, vm::regs::LAN0_SIG_BIT)) return;
+    // The driver: every new event; a miss makes the page resident and resumes.
+    while (b.get(1, "dart.ev_tail") < b.get(1, "dart.ev_head")) {
+      const uint64_t t = b.get(1, "dart.ev_tail");
+      const std::string e = "dart_events[" + std::to_string(t % 64) + "]";
+      if (b.get(1, e + ".kind") == b.h.constant("DartEventKind.TLB_MISS")) {
+        ++misses;
+        EXPECT_EQ(b.get(1, e + ".a"), kAsid);
+        EXPECT_EQ(b.get(1, e + ".b"), kVa + 2 * 4096);
+        b.map(1, 2);
+        b.set(1, "dart.resume", b.get(1, "dart.miss_seq"));
+      }
+      b.set(1, "dart.ev_tail", t + 1);
+    }
+  });
+  b.send(with_data(Cell::make(WRITE, 0xFF, DIRECT, 0x2040), 0x700)); // page 2: a miss
+  b.send(with_data(Cell::make(WRITE, 0xFF, DIRECT, 0x0040), 0x800)); // behind it, page 0
+  b.run_until_cells(1, 2);
+  EXPECT_EQ(misses, 1u);
+  EXPECT_EQ(b.counter(1, "tlb_misses"), 1u);
+  for (uint32_t w = 0; w < 8; ++w) {
+    EXPECT_EQ(b.word(1, 0x2040 + 4 * w), 0x700 + w);
+    EXPECT_EQ(b.word(1, 0x0040 + 4 * w), 0x800 + w);
+  }
+}
+
+TEST(DartFirmware, HostileCellsAreRefusedCountedAndWriteNothing) {
+  DartBench b;
+  uint32_t sigs = 0;
+  b.h.on_interrupt(1, vm::regs::LAN0_SIG_BIT, [&] {
+    if (b.h.take_isr(1, vm::regs::LAN0_SIG_BIT)) ++sigs;
+  });
+  b.set_reg(1, 100, kBound - 16); // indirect: two words short of room for a block
+  const std::vector<Cell> hostile = {
+      with_data(Cell::make(WRITE, 0xFF, DIRECT, kBound - 28), 1),  // past the bound
+      with_data(Cell::make(WRITE, 0xFF, DIRECT, 0xFFFFFFF0), 2),   // offset wraps
+      with_data(Cell::make(WRITE, 0x01, DIRECT, 0x42), 3),         // unaligned
+      with_data(Cell::make(WRITE, 0xFF, INDIRECT, 0), 4).regs(0),  // register points past
+      with_data(Cell::make(WRITE, 0xFF, INDIRECT, 0), 5).regs(8),  // index outside window
+      Cell::make(NOP, 0, DIRECT, 1).regs(0, 9).reg_ops(RegOp::Add, Sel::I, Src::J), // source outside
+      with_data(Cell::make(WRITE, 0x00, DIRECT, 0), 6),            // mask selects nothing
+      Cell::make(NOP, 0, DIRECT, 1).reg_ops(RegOp(15), Sel::I, Src::Operand), // no such op
+      Cell::make(NOP, 0, DIRECT, 1).reg_ops(RegOp::Add, Sel(3), Src::Operand), // no such register
+      Cell::make(Op(0x77), 0xFF, DIRECT, 0),                      // unknown opcode
+      with_data(Cell::make(WRITE, 0xFF, DIRECT, 0), 7),            // on a closed VCI (below)
+  };
+  for (size_t i = 0; i + 1 < hostile.size(); ++i) b.send(hostile[i]);
+  b.send(hostile.back(), 9);
+  b.send(with_data(Cell::make(WRITE, 0xFF, DIRECT, 0x80), 0x900)); // legitimate, after all
+  b.run_until_cells(1, hostile.size() + 1);
+  b.h.run_for(20 * sim::kMicrosecond);
+  EXPECT_EQ(b.counter(1, "bad_bound"), 4u);
+  EXPECT_EQ(b.counter(1, "bad_reg"), 2u);
+  EXPECT_EQ(b.counter(1, "bad_mask"), 1u);
+  EXPECT_EQ(b.counter(1, "bad_op"), 3u);
+  EXPECT_EQ(b.counter(1, "bad_vci"), 1u);
+  EXPECT_EQ(b.counter(1, "writes"), 1u);
+  EXPECT_EQ(b.reg(1, 100), kBound - 16);
+  // The unknown opcode is a software exception to the host.
+  EXPECT_EQ(b.get(1, "dart.ev_head"), 1u);
+  EXPECT_EQ(b.get(1, "dart_events[0].kind"), b.h.constant("DartEventKind.UNKNOWN_OP"));
+  EXPECT_GE(sigs, 1u);
+  for (uint32_t w = 0; w < 8; ++w) EXPECT_EQ(b.word(1, 0x80 + 4 * w), 0x900 + w);
+  b.expect_untouched_outside(1, 0x80, 0xA0);
+}
+
+} // namespace
+} // namespace lanaikit
