@@ -11,9 +11,12 @@ namespace lanaikit::test {
 
 inline std::string source(const std::string& rel) { return std::string(LANAIKIT_SOURCE_DIR) + "/" + rel; }
 
+// `debug`: with line tables (per-line profiles; the code is the same).
 inline assembler::FirmwareImage build_firmware(const std::vector<std::string>& sources,
-                                               std::vector<std::string> defines = {}) {
+                                               std::vector<std::string> defines = {},
+                                               bool debug = false) {
   assembler::BuildOptions bo;
+  bo.debug = debug;
   bo.startup = LANAIKIT_CRT0;
   std::stringstream list(LANAIKIT_RUNTIME_OBJECTS);
   for (std::string item; std::getline(list, item, ';');)

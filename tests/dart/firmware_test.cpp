@@ -10,25 +10,33 @@
 #include "../kit/lcp_bench.h"
 
 #include "host/dart/cell.h"
+#include "host/dart/send_registers.h"
 #include "net/atm.h"
 
 #include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+#include <regex>
+#include <sstream>
 
 namespace lanaikit {
 namespace {
 
 const assembler::FirmwareImage& image() {
   static const assembler::FirmwareImage built =
-      test::build_firmware({test::source("firmware/dart/dart.fw")});
+      test::build_firmware({test::source("firmware/dart/dart.fw")}, {}, true);
   return built;
 }
 
-sim::ClusterParams dart_cluster(bool with_switch = false) {
+// `link`: -1 the testbed's 140 Mb/s link, else the platform's projected link of that index
+// (0: OC-3c, 1: OC-12c).
+sim::ClusterParams dart_cluster(bool with_switch = false, int link = -1) {
   const sim::Platform dart = sim::load_platform(test::source("lua-scripts/platforms/dart.lua"));
   const sim::Platform vmmc = sim::load_platform(test::source("lua-scripts/platforms/vmmc.lua"));
   sim::ClusterParams cp = sim::cluster_params(dart, 2, sim::NicChoice::of(vmmc));
   net::AtmNetworkConfig atm;
-  atm.link = dart.cells->link;
+  atm.link = link < 0 ? dart.cells->link : dart.cells->projected.at(size_t(link));
   if (with_switch) atm.cell_switch = net::CellSwitchConfig{};
   cp.atm = atm;
   return cp;
@@ -55,8 +63,11 @@ constexpr uint64_t pa_of(uint32_t offset) {
 
 class DartBench {
 public:
-  explicit DartBench(bool with_switch = false) : h(image(), dart_cluster(with_switch), "dart") {
+  explicit DartBench(bool with_switch = false, int link = -1)
+      : h(image(), dart_cluster(with_switch, link), "dart") {
     for (uint32_t n = 0; n < 2; ++n) {
+      send_regs[n] = static_cast<dart::SendRegisters*>(&h.node(n).chip().attach_block(
+          dart::kSendRegistersBase, std::make_unique<dart::SendRegisters>()));
       set(n, "dart_endpoints[1].base", kVa);
       set(n, "dart_endpoints[1].bound", kBound);
       set(n, "dart_endpoints[1].asid", kAsid);
@@ -124,6 +135,7 @@ public:
   }
 
   test::LcpBench h;
+  std::array<dart::SendRegisters*, 2> send_regs{};
   uint64_t sent_ = 0;
 };
 
@@ -295,6 +307,115 @@ TEST(DartFirmware, HostileCellsAreRefusedCountedAndWriteNothing) {
   EXPECT_GE(sigs, 1u);
   for (uint32_t w = 0; w < 8; ++w) EXPECT_EQ(b.word(1, 0x80 + 4 * w), 0x900 + w);
   b.expect_untouched_outside(1, 0x80, 0xA0);
+}
+
+} // namespace
+} // namespace lanaikit
+
+namespace lanaikit {
+namespace {
+
+using dart::SendRegisters;
+
+// The Send Registers' map in dart_defs.fw is the block's (host/dart/send_registers.h).
+TEST(DartSendRegisters, TheFirmwaresNamesMatchTheBlock) {
+  std::ifstream in(test::source("firmware/dart/dart_defs.fw"));
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string s = text.str();
+  std::map<std::string, uint64_t> got;
+  const std::regex reg(R"(reg (DART_REQ_\w+): u32 @ (0x[0-9A-Fa-f]+);)");
+  for (auto it = std::sregex_iterator(s.begin(), s.end(), reg); it != std::sregex_iterator(); ++it)
+    got[(*it)[1]] = std::stoull((*it)[2], nullptr, 0) - dart::kSendRegistersBase;
+  const std::map<std::string, uint64_t> want = {
+      {"DART_REQ_COUNT", SendRegisters::REQ_COUNT},     {"DART_REQ_SLOT", SendRegisters::REQ_SLOT},
+      {"DART_REQ_OP", SendRegisters::REQ_OP},           {"DART_REQ_OPERAND", SendRegisters::REQ_OPERAND},
+      {"DART_REQ_INDEX", SendRegisters::REQ_INDEX},     {"DART_REQ_REGOPS", SendRegisters::REQ_REGOPS},
+      {"DART_REQ_OFFSET", SendRegisters::REQ_OFFSET},   {"DART_REQ_SIZE", SendRegisters::REQ_SIZE},
+      {"DART_REQ_POP", SendRegisters::REQ_POP},
+  };
+  EXPECT_EQ(got, want);
+  const assembler::FirmwareImage& img = image();
+  kit::ImageView view(img, "dart");
+  EXPECT_EQ(view.constant32("SEND_REGS_BASE"), dart::kSendRegistersBase);
+  EXPECT_EQ(view.constant32("SEND_SLOTS"), SendRegisters::kSlots);
+  EXPECT_EQ(view.constant32("DART_SEND_INT_BIT"), SendRegisters::kSendIsrBit);
+}
+
+// Two nodes, each with a send slot bound to its outgoing connection, ping-ponging 32-byte
+// WRITEs between the user processes: every message is four posted PIO writes to the Send
+// Registers and a deposit the other process polls for. Returns the one-way latency.
+struct PingPong {
+  sim::Time one_way = 0;
+  uint64_t sends = 0;
+  uint64_t refused = 0;
+};
+
+PingPong ping_pong(DartBench& b, uint32_t rounds) {
+  for (uint32_t n = 0; n < 2; ++n) {
+    // Slot 3: node 0 sends on VCI 5 (node 1's connection 5), node 1 on VCI 6.
+    b.set(n, "dart_send_slots[3].vci", n == 0 ? 5 : 6);
+    b.set(n, "dart_send_slots[3].endpoint", 1);
+    b.set(n, "dart_send_slots[3].flags", b.h.constant("SLOT_OPEN"));
+  }
+  constexpr uint32_t kSrc = 0x100, kDst = 0x400;
+  const uint32_t slot = dart::kSendRegistersBase + 3 * SendRegisters::kSlotBytes;
+  const Cell c = Cell::make(WRITE, 0xFF, DIRECT, kDst);
+  sim::Time start = 0, end = 0;
+  for (uint32_t n = 0; n < 2; ++n) {
+    b.h.spawn(n, "pingpong", [&, n](host::Process& p) -> host::Task {
+      sim::Node& me = b.h.node(n);
+      for (uint32_t m = 1; m <= rounds; ++m) {
+        if (n == 1 || m > 1) {
+          // Wait for the other side's message m (its last word is m).
+          const uint32_t want = n == 1 ? m : m - 1;
+          co_await p.wait(me.memory_watch(), [&] { return b.word(n, kDst + 28) == want; });
+        }
+        if (n == 0 && m == 1) start = p.local();
+        if (n == 0 && m > rounds) break;
+        std::array<uint8_t, 32> msg{};
+        for (uint32_t w = 0; w < 8; ++w) store_be32(msg.data() + 4 * w, w == 7 ? m : 0xC0DE0000 + w);
+        me.memory().write(pa_of(kSrc), msg); // the application's own stores
+        me.pio_write_block(p, slot + SendRegisters::OP, c.op);
+        me.pio_write_block(p, slot + SendRegisters::OPERAND, c.operand);
+        me.pio_write_block(p, slot + SendRegisters::OFFSET, kSrc);
+        me.pio_write_block(p, slot + SendRegisters::SIZE, 32);
+      }
+      if (n == 0) {
+        co_await p.wait(me.memory_watch(), [&] { return b.word(0, kDst + 28) == rounds; });
+        end = p.local();
+      }
+    });
+  }
+  b.h.run([&] { return end != 0; }, 50 * sim::kMillisecond);
+  PingPong r;
+  r.one_way = (end - start) / (2 * rounds);
+  r.sends = b.counter(0, "sends") + b.counter(1, "sends");
+  for (uint32_t n = 0; n < 2; ++n) r.refused += b.send_regs[n]->busy_refused();
+  return r;
+}
+
+TEST(DartSendRegisters, UserLevelSendsPingPong32ByteWrites) {
+  for (const int link : {-1, 0, 1}) {
+    for (const bool with_switch : {false, true}) {
+      DartBench b(with_switch, link);
+      b.h.profile();
+      const PingPong r = ping_pong(b, 20);
+      EXPECT_EQ(r.sends, 40u);
+      EXPECT_EQ(r.refused, 0u);
+      EXPECT_EQ(b.counter(1, "writes"), 20u);
+      EXPECT_EQ(b.counter(0, "writes"), 20u);
+      // No host was interrupted: user-level sends, deposits the other side polls.
+      EXPECT_EQ(b.h.node(0).interrupts_delivered() + b.h.node(1).interrupts_delivered(), 0u);
+      // At least one cell's wire time and the cable each way; the rest is measured.
+      const net::CellLink& wire = b.h.cluster().atm()->node_tx(0);
+      EXPECT_GT(r.one_way, wire.cells_time(1) + wire.config().latency_ps);
+      std::printf("DART 32-byte one-way latency, %7.2f Mb/s%s: %6.2f us (a cell's wire time %.2f us)\n",
+                  double(wire.config().line_bits_per_s) / 1e6, with_switch ? ", one switch" : "",
+                  double(r.one_way) / 1e6, double(wire.cells_time(1)) / 1e6);
+      if (link == -1 && !with_switch) b.h.print_profile(0);
+    }
+  }
 }
 
 } // namespace
