@@ -1,6 +1,7 @@
 // lanaikit's CLI11 conventions (tools/cli.h).
 #include "tools/cli.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <regex>
@@ -79,7 +80,13 @@ std::string usage_message(const CLI::ParseError& e, const CLI::App& cmd) {
   static const std::regex missing(R"(^(\S+): \d+ required .* missing$)");
   std::smatch m;
   const std::string what = e.what();
-  if (std::regex_match(what, m, missing)) return "option " + m[1].str() + " needs a value";
+  if (std::regex_match(what, m, missing)) {
+    // Every spelling of the option ("-j/--jobs"): CLI11 names it by its longest.
+    std::string name = m[1].str();
+    if (const CLI::Option* opt = cmd.get_option_no_throw(name)) name = opt->get_name(false, true);
+    std::replace(name.begin(), name.end(), ',', '/');
+    return "option " + name + " needs a value";
+  }
   return what;
 }
 
