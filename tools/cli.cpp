@@ -26,7 +26,10 @@ public:
     if (mode == CLI::AppFormatMode::Sub || app->get_parent() == nullptr) return Formatter::make_help(app, name, mode);
     std::string out = make_usage(app, name) + "\n";
     if (!app->get_footer().empty()) out += app->get_footer() + "\n";
-    return out + make_positionals(app) + make_groups(app, mode);
+    out += make_positionals(app) + make_groups(app, mode);
+    // CLI11 puts two blank lines between option groups (sweep's); one is enough.
+    for (size_t at; (at = out.find("\n\n\n")) != std::string::npos;) out.erase(at, 1);
+    return out;
   }
 
   // The footer of a command is its prose, printed above the options by make_help.
