@@ -5,7 +5,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build
   llvm-14-dev clang-14 libclang-rt-14-dev
-  libboost-dev liblua5.4-dev libxxhash-dev nlohmann-json3-dev
+  libboost-dev liblua5.4-dev libxxhash-dev nlohmann-json3-dev libcli11-dev
   googletest libgtest-dev libbenchmark-dev
   valgrind python3 pkg-config
   tshark

@@ -1,6 +1,5 @@
 // lanaikit compare: the echo experiment run with two builds of a control program, and what
 // the edit between them changed (sim/profile_compare.h).
-#include "tools/args.h"
 #include "tools/commands.h"
 #include "tools/echo_options.h"
 
@@ -12,32 +11,13 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <memory>
 #include <sstream>
 #include <string>
 
 namespace lanaikit::tools {
 
 namespace {
-
-const char* const kHelp =
-    "usage: lanaikit compare BEFORE AFTER [--platform NAME|FILE] [--sizes N,N,...]\n"
-    "                        [--iterations N] [--warmup N] [--handlers A,B] [--lines N]\n"
-    "\n"
-    "Runs the echo experiment (see 'lanaikit echo --help') twice on the same platform, once\n"
-    "with each build of the control program, both profiled, and prints what the edit\n"
-    "bought: the one-way latency and bandwidth per size, each handler's instructions and\n"
-    "cycles per call, and the source lines whose executed instructions changed most. The\n"
-    "two builds' lines are matched by their text, so code added above a line does not make\n"
-    "it a different line. BEFORE and AFTER are one source or a comma-separated list\n"
-    "(.fw, .c, .s), paired in order for the line comparison; both are built with -O2 -g.\n"
-    "\n"
-    "options:\n"
-    "  --platform P     a platform file, or a name in lua-scripts/platforms (default vmmc)\n"
-    "  --sizes LIST     message sizes in bytes (default 4,64,1024)\n"
-    "  --iterations N   measured round trips per size (default 10)\n"
-    "  --warmup N       unmeasured round trips first (default 2)\n"
-    "  --handlers A,B   symbols profiled as handlers (default send_message,deliver)\n"
-    "  --lines N        changed source lines listed (default 20)\n";
 
 // Absolute paths, as the image's line table names its files.
 std::vector<std::string> sources(const std::string& list, const char* which) {
@@ -51,35 +31,19 @@ std::vector<std::string> sources(const std::string& list, const char* which) {
   return out;
 }
 
-} // namespace
-
-int cmd_compare(int argc, char** argv) {
+struct Options {
   sim::EchoConfig config;
-  config.sizes = {4, 64, 1024};
-  config.profile = true;
   std::string platform = "vmmc";
-  std::vector<std::string> before, after;
+  std::string before, after;
   size_t lines = 20;
-  try {
-    Args args(argc, argv, 2);
-    std::vector<std::string> positional;
-    while (!args.empty()) {
-      const std::string a = args.next();
-      if (a == "--help" || a == "-h") {
-        std::fputs(kHelp, stdout);
-        return 0;
-      } else if (echo_option(args, a, config, platform)) {
-      } else if (a == "--lines") lines = size_t(parse_count(a, args.value_for(a)));
-      else if (!a.empty() && a[0] == '-') throw UsageError("unknown argument '" + a + "'");
-      else positional.push_back(a);
-    }
-    if (positional.size() != 2) throw UsageError("expected two builds, BEFORE and AFTER");
-    before = sources(positional[0], "BEFORE");
-    after = sources(positional[1], "AFTER");
-    check_echo_options(config);
-  } catch (const UsageError& e) {
-    return report_usage_error("compare", e);
-  }
+};
+
+int compare(Options& o) {
+  const std::vector<std::string> before = sources(o.before, "BEFORE"), after = sources(o.after, "AFTER");
+  check_echo_options(o.config);
+  sim::EchoConfig& config = o.config;
+  const std::string& platform = o.platform;
+  const size_t lines = o.lines;
   try {
     assembler::BuildOptions bo = echo_setup(config, echo_platform(platform));
     bo.opt = assembler::OptLevel::O2;
@@ -109,6 +73,28 @@ int cmd_compare(int argc, char** argv) {
     return 1;
   }
   return 0;
+}
+
+} // namespace
+
+Command add_compare(CLI::App& app) {
+  CLI::App* cmd = add_command(
+      app, "compare", "run the echo experiment with two builds of a control program: what an edit bought",
+      "Runs the echo experiment (see 'lanaikit echo --help') twice on the same platform, once\n"
+      "with each build of the control program, both profiled, and prints what the edit\n"
+      "bought: the one-way latency and bandwidth per size, each handler's instructions and\n"
+      "cycles per call, and the source lines whose executed instructions changed most. The\n"
+      "two builds' lines are matched by their text, so code added above a line does not make\n"
+      "it a different line. BEFORE and AFTER are one source or a comma-separated list\n"
+      "(.fw, .c, .s), paired in order for the line comparison; both are built with -O2 -g.");
+  auto o = std::make_shared<Options>();
+  o->config.sizes = {4, 64, 1024};
+  o->config.profile = true;
+  add_positional(*cmd, "BEFORE", o->before, "the control program before the edit: a source or a list")->required();
+  add_positional(*cmd, "AFTER", o->after, "the control program after the edit: a source or a list")->required();
+  add_echo_options(*cmd, o->config, o->platform, "4,64,1024");
+  add_count(*cmd, "--lines", o->lines, "changed source lines listed (default 20)");
+  return {[o] { return compare(*o); }};
 }
 
 } // namespace lanaikit::tools

@@ -1,6 +1,5 @@
 // lanaikit debug: run a bare program under the debugger (vm/debugger.h), commands from
 // standard input, one per line.
-#include "tools/args.h"
 #include "base/bytes.h"
 #include "base/hex.h"
 #include "tools/commands.h"
@@ -22,6 +21,7 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <unistd.h>
@@ -30,10 +30,8 @@ namespace lanaikit::tools {
 
 namespace {
 
-const char* const kHelp =
-    "usage: lanaikit debug IMAGE.elf [--sram-size BYTES] [--budget N] [--stack-guard BYTES]\n"
-    "\n"
-    "Runs a bare program (docs/abi.md) under the debugger. Commands, one per line on stdin:\n"
+// The debugger's commands: part of `lanaikit debug --help`, and what its `help` prints.
+const char* const kCommands =
     "  break LOC          breakpoint at an address (0x...), a symbol, or FILE:LINE (needs -g)\n"
     "  delete LOC         remove it\n"
     "  watch ADDR [LEN]   stop after an instruction that changes SRAM [ADDR, ADDR+LEN)\n"
@@ -61,9 +59,7 @@ const char* const kHelp =
     "the prompt with the position printed; Ctrl-C at the prompt is ignored (quit or end the\n"
     "input to leave).\n"
     "Program output goes to stdout as the program writes it; a fault prints its report and a\n"
-    "backtrace. Exit status: the program's, 129 + fault kind after a fault, 0 on quit.\n"
-    "--stack-guard BYTES: words above the image's data a store may not touch (default 256, 0\n"
-    "for none): the stack growing into them stops the program with 'stack overflow'.\n";
+    "backtrace. Exit status: the program's, 129 + fault kind after a fault, 0 on quit.\n";
 
 // An address from "0x...", a decimal number, a symbol, or FILE:LINE.
 uint32_t resolve(const assembler::FirmwareImage& image, const std::string& loc) {
@@ -152,35 +148,18 @@ extern "C" void on_sigint(int) { g_interrupted.store(true, std::memory_order_rel
 constexpr uint64_t kSlice = 64 * 1024;
 constexpr uint64_t kDefaultBudget = 100'000'000;
 
-} // namespace
-
-int cmd_debug(int argc, char** argv) {
+struct Options {
   std::string path;
-  uint64_t sram_size = 256 * 1024;
+  BareOptions machine;
   uint64_t budget = kDefaultBudget; // per command; 0 = none
-  uint32_t stack_guard = vm::kDefaultStackGuardBytes;
-  try {
-    Args args(argc, argv, 2);
-    while (!args.empty()) {
-      const std::string a = args.next();
-      if (a == "--help" || a == "-h") {
-        std::fputs(kHelp, stdout);
-        return 0;
-      } else if (a == "--sram-size") sram_size = parse_count(a, args.value_for(a));
-      else if (a == "--budget") budget = parse_count(a, args.value_for(a));
-      else if (a == "--stack-guard") stack_guard = parse_stack_guard(a, args.value_for(a));
-      else if (!a.empty() && a[0] == '-') throw UsageError("unknown option '" + a + "'");
-      else if (path.empty()) path = a;
-      else throw UsageError("more than one image given");
-    }
-    if (path.empty()) throw UsageError("no image given");
-    check_sram_size(sram_size);
-  } catch (const UsageError& e) {
-    return report_usage_error("debug", e);
-  }
+};
+
+int debug(const Options& o) {
+  const std::string& path = o.path;
+  uint64_t budget = o.budget;
   const auto image = read_image("debug", path);
   if (!image) return 1;
-  const auto machine = load_bare("debug", path, *image, sram_size, {}, stack_guard);
+  const auto machine = load_bare("debug", path, *image, o.machine.sram_size, {}, o.machine.stack_guard);
   if (!machine) return 1;
   vm::Sram& sram = machine->sram;
   vm::BareIo& io = machine->io;
@@ -312,7 +291,7 @@ int cmd_debug(int argc, char** argv) {
   auto restart = [&] {
     sram.clear();
     cpu.invalidate_all();
-    if (const std::string err = load_image(*image, cpu, stack_guard); !err.empty())
+    if (const std::string err = load_image(*image, cpu, o.machine.stack_guard); !err.empty())
       throw UsageError(err);
     io.reset();
     dbg.restart();
@@ -475,7 +454,7 @@ int cmd_debug(int argc, char** argv) {
                     static_cast<unsigned long long>(cpu.cycles()));
         show_position();
       } else if (cmd == "help") {
-        std::fputs(kHelp, stdout);
+        std::fputs(kCommands, stdout);
       } else {
         throw UsageError("unknown command '" + cmd + "' (try help)");
       }
@@ -489,6 +468,23 @@ int cmd_debug(int argc, char** argv) {
   if (cpu.fault()) return 129 + int(cpu.fault()->kind);
   if (cpu.halted()) return int(io.exit_status() & 0xFF);
   return 0;
+}
+
+} // namespace
+
+Command add_debug(CLI::App& app) {
+  std::string prose = std::string("Runs a bare program (docs/abi.md) under the debugger. Commands, one per line on stdin:\n") +
+                      kCommands;
+  prose.pop_back(); // the help adds the line's end
+  CLI::App* cmd = add_command(app, "debug", "run an image under the debugger (breakpoints, watchpoints, stepping)",
+                              prose);
+  auto o = std::make_shared<Options>();
+  add_positional(*cmd, "IMAGE", o->path, "the Lanai ELF image")->required();
+  add_bare_options(*cmd, o->machine);
+  add_count(*cmd, "--budget", o->budget,
+            "instructions each command that runs the program may run\n(default 100000000, 0 for none; "
+            "the budget command changes it)");
+  return {[o] { return debug(*o); }};
 }
 
 } // namespace lanaikit::tools

@@ -1,48 +1,19 @@
 // lanaikit disasm: one line per word of each executable segment, in LLVM's text, so it can
 // be compared with `llvm-objdump -d`.
-#include "tools/args.h"
 #include "tools/commands.h"
 #include "tools/loader.h"
 
 #include "isa/inst.h"
 
-
 #include <cstdio>
+#include <memory>
+#include <string>
 
 namespace lanaikit::tools {
 
 namespace {
-const char* const kHelp =
-    "usage: lanaikit disasm IMAGE.elf [--symbols]\n"
-    "\n"
-    "Prints every word of the executable segments as\n"
-    "  ADDRESS: WORD  TEXT\n"
-    "(8 hex digits each), TEXT being exactly what LLVM's Lanai printer gives for the word,\n"
-    "or <unknown> where LLVM cannot decode it.\n"
-    "\n"
-    "options:\n"
-    "  --symbols   also print a '<name>:' line before each function symbol\n";
-}
 
-int cmd_disasm(int argc, char** argv) {
-  std::string path;
-  bool symbols = false;
-  try {
-    Args args(argc, argv, 2);
-    while (!args.empty()) {
-      const std::string a = args.next();
-      if (a == "--help" || a == "-h") {
-        std::fputs(kHelp, stdout);
-        return 0;
-      } else if (a == "--symbols") symbols = true;
-      else if (!a.empty() && a[0] == '-') throw UsageError("unknown option '" + a + "'");
-      else if (path.empty()) path = a;
-      else throw UsageError("more than one image given");
-    }
-    if (path.empty()) throw UsageError("no image given");
-  } catch (const UsageError& e) {
-    return report_usage_error("disasm", e);
-  }
+int disasm(const std::string& path, bool symbols) {
   const auto image = read_image("disasm", path);
   if (!image) return 1;
   for (const auto& seg : image->segments) {
@@ -58,6 +29,21 @@ int cmd_disasm(int argc, char** argv) {
     }
   }
   return 0;
+}
+
+} // namespace
+
+Command add_disasm(CLI::App& app) {
+  CLI::App* cmd = add_command(app, "disasm", "disassemble the executable segments of an image",
+                              "Prints every word of the executable segments as\n"
+                              "  ADDRESS: WORD  TEXT\n"
+                              "(8 hex digits each), TEXT being exactly what LLVM's Lanai printer gives for the word,\n"
+                              "or <unknown> where LLVM cannot decode it.");
+  auto path = std::make_shared<std::string>();
+  auto symbols = std::make_shared<bool>(false);
+  add_positional(*cmd, "IMAGE", *path, "the Lanai ELF image")->required();
+  cmd->add_flag("--symbols", *symbols, "also print a '<name>:' line before each function symbol");
+  return {[=] { return disasm(*path, *symbols); }};
 }
 
 } // namespace lanaikit::tools

@@ -1,5 +1,4 @@
 // lanaikit echo: the built-in two-node experiment (sim/echo_experiment.h) on a platform.
-#include "tools/args.h"
 #include "tools/commands.h"
 #include "tools/echo_options.h"
 
@@ -18,71 +17,23 @@ namespace lanaikit::tools {
 
 namespace {
 
-const char* const kHelp =
-    "usage: lanaikit echo [--platform NAME|FILE] [--sizes N,N,...] [--iterations N]\n"
-    "                     [--warmup N] [--firmware FILE.c|.s|.fw] [--max-batch N]\n"
-    "\n"
-    "Two nodes through one switch: a host process on node 0 writes a message into its NIC by\n"
-    "PIO and rings the doorbell; the echo firmware (firmware/echo/) sends it; node 1's\n"
-    "firmware DMAs it into host memory; node 1's process sends it back. Prints the one-way\n"
-    "latency per size, the firmware's instructions per packet, where the time of one\n"
-    "message went (host, PCI, CPU, wire, switch, DMA), and the simulation's speed.\n"
-    "\n"
-    "options:\n"
-    "  --platform P     a platform file, or a name in lua-scripts/platforms (default vmmc)\n"
-    "  --sizes LIST     message sizes in bytes (default 4,16,64,256,1024,4096)\n"
-    "  --iterations N   measured round trips per size (default 10)\n"
-    "  --warmup N       unmeasured round trips first (default 2)\n"
-    "  --firmware F     the control program (default firmware/echo/echo.c)\n"
-    "  --max-batch N    at most N instructions per CPU batch (1 = the reference schedule)\n"
-    "  --time-limit-ms N  stop (with every chip's state) after N simulated ms (default 1000)\n"
-    "  --profile        profile the firmware: per-handler calls (--handlers), per-function and\n"
-    "                   per-line counts (the firmware is built with -g); slower, same results\n"
-    "  --handlers A,B   symbols profiled as handlers (default send_message,deliver)\n"
-    "  --profile-out P  write node i's profile to P.node<i>.txt and P.node<i>.callgrind\n"
-    "                   (callgrind_annotate, KCachegrind) instead of printing it\n"
-    "  --trace FILE     a Chrome trace-event timeline (Perfetto): handlers, DMA, packets\n"
-    "  --pcap FILE      a pcapng capture of every link (Wireshark; docs/report.md)\n"
-    "  --csv FILE       the per-size results as CSV\n"
-    "  --svg FILE       the latency curve as an SVG plot\n";
-
-} // namespace
-
-int cmd_echo(int argc, char** argv) {
+struct Options {
   sim::EchoConfig config;
   std::string platform = "vmmc";
-  std::string firmware = assembler::locations().data_dir + "/firmware/echo/echo.c";
+  std::string firmware; // "": the echo firmware of lanaikit's data directory
   std::string profile_out, trace_path, pcap_path, csv_path, svg_path;
+};
+
+int echo(Options& o) {
+  check_echo_options(o.config);
+  sim::EchoConfig& config = o.config;
+  const std::string& profile_out = o.profile_out;
   try {
-    Args args(argc, argv, 2);
-    while (!args.empty()) {
-      const std::string a = args.next();
-      if (a == "--help" || a == "-h") {
-        std::fputs(kHelp, stdout);
-        return 0;
-      } else if (echo_option(args, a, config, platform)) {
-      } else if (a == "--firmware") firmware = args.value_for(a);
-      else if (a == "--max-batch") config.max_batch = parse_count(a, args.value_for(a));
-      else if (a == "--profile") config.profile = true;
-      else if (a == "--trace") trace_path = args.value_for(a);
-      else if (a == "--pcap") pcap_path = args.value_for(a);
-      else if (a == "--csv") csv_path = args.value_for(a);
-      else if (a == "--svg") svg_path = args.value_for(a);
-      else if (a == "--profile-out") {
-        profile_out = args.value_for(a);
-        config.profile = true;
-      } else if (a == "--time-limit-ms")
-        config.time_limit = sim::Time(parse_count(a, args.value_for(a))) * sim::kMillisecond;
-      else throw UsageError("unknown argument '" + a + "'");
-    }
-    check_echo_options(config);
-  } catch (const UsageError& e) {
-    return report_usage_error("echo", e);
-  }
-  try {
-    const sim::Platform plat = echo_platform(platform);
+    const sim::Platform plat = echo_platform(o.platform);
     assembler::BuildOptions bo = echo_setup(config, plat);
     bo.debug = config.profile; // line tables for the per-line profile
+    const std::string firmware =
+        o.firmware.empty() ? assembler::locations().data_dir + "/firmware/echo/echo.c" : o.firmware;
     auto image = assembler::build({firmware}, bo);
     if (!image) {
       std::fprintf(stderr, "lanaikit echo: %s\n", llvm::toString(image.takeError()).c_str());
@@ -95,8 +46,8 @@ int cmd_echo(int argc, char** argv) {
     };
     std::unique_ptr<std::ofstream> trace_file, pcap_file;
     std::vector<std::unique_ptr<std::ofstream>> callgrind_files;
-    if (!trace_path.empty()) config.trace = (trace_file = open(trace_path)).get();
-    if (!pcap_path.empty()) config.pcap = (pcap_file = open(pcap_path)).get();
+    if (!o.trace_path.empty()) config.trace = (trace_file = open(o.trace_path)).get();
+    if (!o.pcap_path.empty()) config.pcap = (pcap_file = open(o.pcap_path)).get();
     if (!profile_out.empty())
       for (int i = 0; i < 2; ++i) {
         callgrind_files.push_back(open(profile_out + ".node" + std::to_string(i) + ".callgrind"));
@@ -110,8 +61,8 @@ int cmd_echo(int argc, char** argv) {
       std::printf("\n");
     }
     std::printf("\n%s", sim::format_echo(config, r).c_str());
-    if (!csv_path.empty()) sim::write_echo_csv(*open(csv_path), r);
-    if (!svg_path.empty()) *open(svg_path) << sim::echo_latency_svg(r, "echo one-way latency, " + plat.name);
+    if (!o.csv_path.empty()) sim::write_echo_csv(*open(o.csv_path), r);
+    if (!o.svg_path.empty()) *open(o.svg_path) << sim::echo_latency_svg(r, "echo one-way latency, " + plat.name);
     for (size_t i = 0; i < r.profiles.size(); ++i) {
       if (profile_out.empty()) {
         std::printf("\n%s", r.profiles[i].c_str());
@@ -130,6 +81,46 @@ int cmd_echo(int argc, char** argv) {
     std::fprintf(stderr, "lanaikit echo: %s\n", e.what());
     return 1;
   }
+}
+
+} // namespace
+
+Command add_echo(CLI::App& app) {
+  CLI::App* cmd = add_command(
+      app, "echo", "run the two-node echo experiment on a simulated cluster",
+      "Two nodes through one switch: a host process on node 0 writes a message into its NIC by\n"
+      "PIO and rings the doorbell; the echo firmware (firmware/echo/) sends it; node 1's\n"
+      "firmware DMAs it into host memory; node 1's process sends it back. Prints the one-way\n"
+      "latency per size, the firmware's instructions per packet, where the time of one\n"
+      "message went (host, PCI, CPU, wire, switch, DMA), and the simulation's speed.");
+  auto o = std::make_shared<Options>();
+  add_echo_options(*cmd, o->config, o->platform, "4,16,64,256,1024,4096");
+  cmd->add_option("--firmware", o->firmware, "the control program (default firmware/echo/echo.c)")
+      ->type_name("FILE.c|.s|.fw");
+  add_count(*cmd, "--max-batch", o->config.max_batch,
+            "at most N instructions per CPU batch (1 = the reference schedule)");
+  add_count(
+      *cmd, "--time-limit-ms", [o](uint64_t ms) { o->config.time_limit = sim::Time(ms) * sim::kMillisecond; },
+      "stop (with every chip's state) after N simulated ms (default 1000)");
+  cmd->add_flag("--profile", o->config.profile,
+                "profile the firmware: per-handler calls (--handlers), per-function and\n"
+                "per-line counts (the firmware is built with -g); slower, same results");
+  cmd->add_option_function<std::string>(
+         "--profile-out",
+         [o](const std::string& path) {
+           o->profile_out = path;
+           o->config.profile = true;
+         },
+         "write node i's profile to P.node<i>.txt and P.node<i>.callgrind\n"
+         "(callgrind_annotate, KCachegrind) instead of printing it; implies --profile")
+      ->type_name("P");
+  cmd->add_option("--trace", o->trace_path, "a Chrome trace-event timeline (Perfetto): handlers, DMA, packets")
+      ->type_name("FILE");
+  cmd->add_option("--pcap", o->pcap_path, "a pcapng capture of every link (Wireshark; docs/report.md)")
+      ->type_name("FILE");
+  cmd->add_option("--csv", o->csv_path, "the per-size results as CSV")->type_name("FILE");
+  cmd->add_option("--svg", o->svg_path, "the latency curve as an SVG plot")->type_name("FILE");
+  return {[o] { return echo(*o); }};
 }
 
 } // namespace lanaikit::tools

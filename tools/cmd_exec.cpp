@@ -1,7 +1,6 @@
 // lanaikit exec: run a bare program (docs/abi.md) on the emulated NIC processor.
 #include "sim/profile_report.h"
 #include "vm/profiler.h"
-#include "tools/args.h"
 #include "tools/commands.h"
 #include "tools/loader.h"
 
@@ -20,34 +19,6 @@
 namespace lanaikit::tools {
 
 namespace {
-
-const char* const kHelp =
-    "usage: lanaikit exec IMAGE.elf [--max-insns N] [--sram-size BYTES] [--trace] [--stats]\n"
-    "                    [--reference] [--stack-guard BYTES]\n"
-    "\n"
-    "Runs the image from its entry point until it halts (a store to 0xFFFFF004) or faults.\n"
-    "Program output (stores to 0xFFFFF000) goes to stdout; the exit status is the program's.\n"
-    "A fault prints a report (kind, pc, instruction, registers) on stderr and exits with\n"
-    "129 + the fault kind (see docs/abi.md). The process status keeps the low 8 bits of\n"
-    "the program's 32-bit status, so a program may end with a status that looks like a\n"
-    "fault's: --stats prints how the run ended (halt or fault) and the full status.\n"
-    "\n"
-    "options:\n"
-    "  --max-insns N       stop with a fault after N instructions (default 10000000000)\n"
-    "  --sram-size BYTES   SRAM size (default 256K; K/M suffixes accepted)\n"
-    "  --stack-guard BYTES words above the image's data that a store may not touch: the\n"
-    "                      stack growing into them is a 'stack overflow' fault (default 256,\n"
-    "                      0 for none; docs/abi.md)\n"
-    "  --trace             print every executed instruction on stderr (reference model)\n"
-    "  --reference         run on the reference model instead of the fast interpreter\n"
-    "                      (same results, slower; for checking the emulator itself)\n"
-    "  --stats             print instructions, cycles, stalls and speed on stderr\n"
-    "  --profile           print the profile on stderr: handlers, top functions, hottest\n"
-    "                      lines (build with -g for lines; runs on the reference model)\n"
-    "  --profile-out FILE  write the profile in callgrind format (callgrind_annotate,\n"
-    "                      KCachegrind; docs/profiling.md)\n"
-    "  --cost K=N,...      cycle model (docs/vm.md): base, load-use, mmio; default\n"
-    "                      base=1,load-use=1,mmio=2\n";
 
 // "base=1,load-use=2,mmio=4": any subset, in any order.
 vm::CostModel parse_costs(std::string_view text) {
@@ -72,47 +43,25 @@ vm::CostModel parse_costs(std::string_view text) {
   return costs;
 }
 
-} // namespace
-
-int cmd_exec(int argc, char** argv) {
+struct Options {
   std::string path;
   uint64_t max_insns = 10'000'000'000ull;
-  uint64_t sram_size = 256 * 1024;
-  uint32_t stack_guard = vm::kDefaultStackGuardBytes;
+  BareOptions machine;
   bool trace = false, stats = false, reference = false, profile = false;
   std::string profile_out;
   vm::CostModel costs;
-  try {
-    Args args(argc, argv, 2);
-    while (!args.empty()) {
-      const std::string a = args.next();
-      if (a == "--help" || a == "-h") {
-        std::fputs(kHelp, stdout);
-        return 0;
-      } else if (a == "--max-insns") max_insns = parse_count(a, args.value_for(a));
-      else if (a == "--sram-size") sram_size = parse_count(a, args.value_for(a));
-      else if (a == "--stack-guard") stack_guard = parse_stack_guard(a, args.value_for(a));
-      else if (a == "--trace") trace = true;
-      else if (a == "--reference") reference = true;
-      else if (a == "--cost") costs = parse_costs(args.value_for(a));
-      else if (a == "--stats") stats = true;
-      else if (a == "--profile") profile = true;
-      else if (a == "--profile-out") profile_out = args.value_for(a);
-      else if (!a.empty() && a[0] == '-') throw UsageError("unknown option '" + a + "'");
-      else if (path.empty()) path = a;
-      else throw UsageError("more than one image given ('" + path + "', '" + a + "')");
-    }
-    if (path.empty()) throw UsageError("no image given");
-    if ((profile || !profile_out.empty()) && (trace || reference))
-      throw UsageError("--profile/--profile-out run on the profiler; not with --trace or --reference");
-    check_sram_size(sram_size);
-  } catch (const UsageError& e) {
-    return report_usage_error("exec", e);
-  }
+};
 
+int exec(const Options& o) {
+  if ((o.profile || !o.profile_out.empty()) && (o.trace || o.reference))
+    throw UsageError("--profile/--profile-out run on the profiler; not with --trace or --reference");
+  const std::string& path = o.path;
+  const uint64_t max_insns = o.max_insns;
+  const bool trace = o.trace, stats = o.stats, reference = o.reference, profile = o.profile;
+  const std::string& profile_out = o.profile_out;
   const auto image = read_image("exec", path);
   if (!image) return 1;
-  const auto machine = load_bare("exec", path, *image, sram_size, costs, stack_guard);
+  const auto machine = load_bare("exec", path, *image, o.machine.sram_size, o.costs, o.machine.stack_guard);
   if (!machine) return 1;
   vm::BareIo& io = machine->io;
   vm::Cpu& cpu = machine->cpu;
@@ -189,6 +138,41 @@ int cmd_exec(int argc, char** argv) {
     return 129 + int(cpu.fault()->kind);
   }
   return int(io.exit_status() & 0xFF);
+}
+
+} // namespace
+
+Command add_exec(CLI::App& app) {
+  CLI::App* cmd = add_command(
+      app, "exec", "run an image on the emulated NIC processor",
+      "Runs the image from its entry point until it halts (a store to 0xFFFFF004) or faults.\n"
+      "Program output (stores to 0xFFFFF000) goes to stdout; the exit status is the program's.\n"
+      "A fault prints a report (kind, pc, instruction, registers) on stderr and exits with\n"
+      "129 + the fault kind (see docs/abi.md). The process status keeps the low 8 bits of\n"
+      "the program's 32-bit status, so a program may end with a status that looks like a\n"
+      "fault's: --stats prints how the run ended (halt or fault) and the full status.");
+  auto o = std::make_shared<Options>();
+  add_positional(*cmd, "IMAGE", o->path, "the Lanai ELF image")->required();
+  add_count(*cmd, "--max-insns", o->max_insns, "stop with a fault after N instructions (default 10000000000)");
+  add_bare_options(*cmd, o->machine);
+  cmd->add_flag("--trace", o->trace, "print every executed instruction on stderr (reference model)");
+  cmd->add_flag("--reference", o->reference,
+                "run on the reference model instead of the fast interpreter\n"
+                "(same results, slower; for checking the emulator itself)");
+  cmd->add_flag("--stats", o->stats, "print instructions, cycles, stalls and speed on stderr");
+  cmd->add_flag("--profile", o->profile,
+                "print the profile on stderr: handlers, top functions, hottest\n"
+                "lines (build with -g for lines; runs on the reference model)");
+  cmd->add_option("--profile-out", o->profile_out,
+                  "write the profile in callgrind format (callgrind_annotate,\n"
+                  "KCachegrind; docs/profiling.md)")
+      ->type_name("FILE");
+  cmd->add_option_function<std::string>(
+         "--cost", [o](const std::string& text) { o->costs = parse_costs(text); },
+         "cycle model (docs/vm.md): base, load-use, mmio; default\n"
+         "base=1,load-use=1,mmio=2")
+      ->type_name("K=N,...");
+  return {[o] { return exec(*o); }};
 }
 
 } // namespace lanaikit::tools

@@ -1,8 +1,8 @@
 // lanaikit sweep: one Lua script over a grid of parameter values, the points run as
 // independent child processes on this machine (-j N) or shared among MPI ranks, the
 // results merged into one CSV and one JSON table (docs/sweep.md).
-#include "tools/args.h"
 #include "tools/commands.h"
+#include "tools/run_limits.h"
 #include "tools/sweep_grid.h"
 #include "tools/sweep_merge.h"
 #include "tools/sweep_mpi.h"
@@ -24,36 +24,10 @@ namespace {
 namespace fs = std::filesystem;
 using namespace sweep;
 
-const char* const kHelp =
-    "usage: lanaikit sweep [options] --grid NAME=V1,V2,... [--grid ...] SCRIPT.lua [ARGS...]\n"
-    "\n"
-    "Runs a Lua script once per point of a grid: every combination of the --grid values,\n"
-    "the last --grid varying fastest. A point is `lanaikit run SCRIPT ARGS... --NAME VALUE\n"
-    "...` in a child process of its own; the script reports its result with\n"
-    "require(\"sweep\").result{name = value, ...} (lua-scripts/lib/sweep.lua). The results\n"
-    "are merged, in point order, into DIR/results.csv and DIR/results.json, with the\n"
-    "point's values as the first columns. See docs/sweep.md.\n"
-    "\n"
-    "options (before SCRIPT; everything after it goes to every point's script):\n"
-    "  --grid NAME=V1,V2,...  a parameter and its values (repeat for more parameters)\n"
-    "  -j N               run N points at once (default 1; under mpirun, per rank)\n"
-    "  -o DIR, --out DIR  output directory (default sweep-<script name>); a point's\n"
-    "                     stdout, stderr and result are in DIR/points/, and a point whose\n"
-    "                     result is there already is not run again\n"
-    "  --time-limit-ms N, --wall-limit-s N, --cache DIR, --no-cache\n"
-    "                     passed to each point's `lanaikit run` (see its --help)\n"
-    "\n"
-    "Under mpirun (Open MPI: `mpirun -n 4 lanaikit sweep ...`, with --hostfile across\n"
-    "machines), rank r runs the points whose index is r modulo the number of ranks, and\n"
-    "rank 0 gathers the results and writes the merged files: the same bytes as one\n"
-    "machine's run.\n"
-    "\n"
-    "exit status: 0 every point has a result; 1 some points failed (they are listed on\n"
-    "stderr; the merged files hold the others); 2 a usage error.\n";
-
-struct Command {
+struct Sweep {
   Grid grid;
   RunConfig run;
+  RunLimits limits;
 };
 
 bool write_text(const std::string& path, const std::string& text) {
@@ -71,7 +45,7 @@ int mpi_rank_from_environment() {
 }
 
 // Writes the merged files and lists the failures; returns the exit status.
-int finish(const Command& cmd, std::vector<Outcome> outcomes, const std::string& how) {
+int finish(const Sweep& cmd, std::vector<Outcome> outcomes, const std::string& how) {
   std::sort(outcomes.begin(), outcomes.end(), [](const Outcome& a, const Outcome& b) { return a.index < b.index; });
   const std::string csv = cmd.run.out_dir + "/results.csv", json = cmd.run.out_dir + "/results.json";
   if (!write_text(csv, merged_csv(cmd.grid, outcomes)) || !write_text(json, merged_json(cmd.grid, outcomes))) {
@@ -102,7 +76,7 @@ std::vector<Outcome> all_failed(const std::vector<uint64_t>& indices, const std:
   return out;
 }
 
-int run_local(Command& cmd) {
+int run_local(Sweep& cmd) {
   std::vector<uint64_t> indices(cmd.grid.size());
   for (uint64_t i = 0; i < indices.size(); ++i) indices[i] = i;
   cmd.run.progress_label = "sweep";
@@ -118,10 +92,10 @@ int run_local(Command& cmd) {
                 std::to_string(stats.ran) + " run, " + std::to_string(stats.reused) + " done before");
 }
 
-int run_mpi(Command& cmd, int* argc, char*** argv) {
+int run_mpi(Sweep& cmd) {
   std::unique_ptr<MpiWorld> world;
   try {
-    world = std::make_unique<MpiWorld>(argc, argv);
+    world = std::make_unique<MpiWorld>(nullptr, nullptr); // MPI-2: the arguments are optional
   } catch (const std::exception& e) {
     if (mpi_rank_from_environment() == 0) std::fprintf(stderr, "lanaikit sweep: %s\n", e.what());
     return 2;
@@ -149,56 +123,73 @@ int run_mpi(Command& cmd, int* argc, char*** argv) {
   return world->broadcast(status);
 }
 
-} // namespace
-
-int cmd_sweep(int argc, char** argv) {
-  Command cmd;
-  try {
-    Args args(argc, argv, 2);
-    while (!args.empty()) {
-      const std::string a = args.next();
-      if (a == "--help" || a == "-h") {
-        std::fputs(kHelp, stdout);
-        return 0;
-      } else if (a == "--grid") {
-        add_parameter(cmd.grid, parse_parameter(args.value_for(a)));
-      } else if (a == "-j" || a == "--jobs") {
-        const uint64_t j = parse_count(a, args.value_for(a));
-        if (j == 0 || j > 1024) throw UsageError(a + " must be between 1 and 1024");
-        cmd.run.jobs = unsigned(j);
-      } else if (a == "-o" || a == "--out") {
-        cmd.run.out_dir = args.value_for(a);
-      } else if (a == "--time-limit-ms" || a == "--wall-limit-s" || a == "--cache") {
-        const std::string v = args.value_for(a);
-        if (a != "--cache") parse_count(a, v);
-        cmd.run.run_options.insert(cmd.run.run_options.end(), {a, v});
-      } else if (a == "--no-cache") {
-        cmd.run.run_options.push_back(a);
-      } else if (a.size() > 1 && a[0] == '-') {
-        throw UsageError("unknown option '" + a + "'");
-      } else {
-        cmd.run.script = a;
-        while (!args.empty()) cmd.run.script_args.push_back(args.next());
-      }
-    }
-    if (cmd.run.script.empty()) throw UsageError("no script given");
-    if (cmd.grid.parameters.empty()) throw UsageError("no --grid given");
-    std::error_code ec;
-    if (!fs::is_regular_file(cmd.run.script, ec)) throw UsageError("no script file '" + cmd.run.script + "'");
-  } catch (const UsageError& e) {
-    // Under mpirun every rank finds the same mistake; one message is enough.
-    if (launched_by_mpi() && mpi_rank_from_environment() != 0) return 2;
-    return report_usage_error("sweep", e);
-  }
-  if (cmd.run.out_dir.empty()) cmd.run.out_dir = "sweep-" + fs::path(cmd.run.script).stem().string();
+int run_sweep(Sweep& cmd) {
   std::error_code ec;
+  if (cmd.grid.parameters.empty()) throw UsageError("no --grid given");
+  if (!fs::is_regular_file(cmd.run.script, ec)) throw UsageError("no script file '" + cmd.run.script + "'");
+  cmd.run.run_options = cmd.limits.arguments();
+  if (cmd.run.out_dir.empty()) cmd.run.out_dir = "sweep-" + fs::path(cmd.run.script).stem().string();
   cmd.run.exe = fs::read_symlink("/proc/self/exe", ec).string();
   if (ec) {
     std::fprintf(stderr, "lanaikit sweep: cannot find its own binary (/proc/self/exe): %s\n", ec.message().c_str());
     return 1;
   }
-  if (launched_by_mpi()) return run_mpi(cmd, &argc, &argv);
+  if (launched_by_mpi()) return run_mpi(cmd);
   return run_local(cmd);
+}
+
+} // namespace
+
+Command add_sweep(CLI::App& app) {
+  CLI::App* sub = add_command(
+      app, "sweep", "run a Lua script over a grid of parameters, locally (-j N) or under mpirun",
+      "Runs a Lua script once per point of a grid: every combination of the --grid values,\n"
+      "the last --grid varying fastest. A point is `lanaikit run SCRIPT ARGS... --NAME VALUE\n"
+      "...` in a child process of its own; the script reports its result with\n"
+      "require(\"sweep\").result{name = value, ...} (lua-scripts/lib/sweep.lua). The results\n"
+      "are merged, in point order, into DIR/results.csv and DIR/results.json, with the\n"
+      "point's values as the first columns. See docs/sweep.md. The options go before SCRIPT;\n"
+      "everything after it goes to every point's script, options too.\n"
+      "\n"
+      "Under mpirun (Open MPI: `mpirun -n 4 lanaikit sweep ...`, with --hostfile across\n"
+      "machines), rank r runs the points whose index is r modulo the number of ranks, and\n"
+      "rank 0 gathers the results and writes the merged files: the same bytes as one\n"
+      "machine's run.\n"
+      "\n"
+      "exit status: 0 every point has a result; 1 some points failed (they are listed on\n"
+      "stderr; the merged files hold the others); 2 a usage error.");
+  auto cmd = std::make_shared<Sweep>();
+  sub->add_option_function<std::vector<std::string>>(
+         "--grid",
+         [cmd](const std::vector<std::string>& grids) {
+           for (const std::string& g : grids) add_parameter(cmd->grid, parse_parameter(g));
+         },
+         "a parameter and its values (repeat for more parameters)")
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->option_text("NAME=V1,V2,... (repeatable)");
+  add_count(
+      *sub, "-j,--jobs",
+      [cmd](uint64_t j) {
+        if (j == 0 || j > 1024) throw UsageError("-j must be between 1 and 1024");
+        cmd->run.jobs = unsigned(j);
+      },
+      "run N points at once (default 1; under mpirun, per rank)");
+  sub->add_option("-o,--out", cmd->run.out_dir,
+                  "output directory (default sweep-<script name>); a point's\n"
+                  "stdout, stderr and result are in DIR/points/, and a point whose\n"
+                  "result is there already is not run again")
+      ->type_name("DIR");
+  add_run_limits(*sub, cmd->limits);
+  for (const char* name : {"--time-limit-ms", "--wall-limit-s", "--cache", "--no-cache"})
+    sub->get_option(name)->group("passed to each point's `lanaikit run` (see its --help)");
+  add_positional(*sub, "SCRIPT", cmd->run.script, "the Lua script")->required();
+  add_positional(*sub, "ARGS", cmd->run.script_args, "arguments for every point's script, as they are");
+  sub->positionals_at_end(); // after SCRIPT, `--nodes 4` is the script's
+  Command command{[cmd] { return run_sweep(*cmd); }};
+  // Under mpirun every rank finds the same mistake; one message is enough.
+  command.report_usage_errors = !launched_by_mpi() || mpi_rank_from_environment() == 0;
+  return command;
 }
 
 } // namespace lanaikit::tools

@@ -1,16 +1,19 @@
-// The subcommands of `lanaikit`. Each returns the process exit status.
+// The subcommands of `lanaikit`. Each adds its subcommand, with its options and help, to the
+// application (tools/cli.h) and returns how to run it once the command line is parsed.
 #pragma once
+
+#include "tools/cli.h"
 
 namespace lanaikit::tools {
 
-int cmd_build(int argc, char** argv);
-int cmd_exec(int argc, char** argv);
-int cmd_disasm(int argc, char** argv);
-int cmd_echo(int argc, char** argv);
-int cmd_debug(int argc, char** argv);
-int cmd_run(int argc, char** argv);
-int cmd_dissector(int argc, char** argv);
-int cmd_compare(int argc, char** argv);
-int cmd_sweep(int argc, char** argv);
+Command add_build(CLI::App& app);
+Command add_exec(CLI::App& app);
+Command add_disasm(CLI::App& app);
+Command add_debug(CLI::App& app);
+Command add_echo(CLI::App& app);
+Command add_run(CLI::App& app);
+Command add_sweep(CLI::App& app);
+Command add_dissector(CLI::App& app);
+Command add_compare(CLI::App& app);
 
 } // namespace lanaikit::tools

@@ -3,7 +3,7 @@
 // and build options the experiment runs with on the chosen platform.
 #pragma once
 
-#include "tools/args.h"
+#include "tools/cli.h"
 
 #include "assembler/build.h"
 #include "assembler/locations.h"
@@ -14,18 +14,27 @@
 
 namespace lanaikit::tools {
 
-// Takes `a` (with its value from `args`) if it is one of the shared options; false if not.
-inline bool echo_option(Args& args, const std::string& a, sim::EchoConfig& config, std::string& platform) {
-  if (a == "--platform") platform = args.value_for(a);
-  else if (a == "--iterations") config.iterations = uint32_t(parse_count(a, args.value_for(a)));
-  else if (a == "--warmup") config.warmup = uint32_t(parse_count(a, args.value_for(a)));
-  else if (a == "--handlers") config.handlers = split_list(args.value_for(a));
-  else if (a == "--sizes") {
-    config.sizes.clear();
-    for (const auto& s : split_list(args.value_for(a))) config.sizes.push_back(uint32_t(parse_count(a, s)));
-    if (config.sizes.empty()) throw UsageError("--sizes needs at least one size");
-  } else return false;
-  return true;
+// Adds the shared options to `cmd`, read into `config` and `platform`. `default_sizes` is
+// what --help says --sizes defaults to.
+inline void add_echo_options(CLI::App& cmd, sim::EchoConfig& config, std::string& platform,
+                             const std::string& default_sizes) {
+  cmd.add_option("--platform", platform, "a platform file, or a name in lua-scripts/platforms (default vmmc)")
+      ->type_name("NAME|FILE");
+  cmd.add_option_function<std::string>(
+         "--sizes",
+         [&config](const std::string& list) {
+           config.sizes.clear();
+           for (const auto& s : split_list(list)) config.sizes.push_back(uint32_t(parse_count("--sizes", s)));
+           if (config.sizes.empty()) throw UsageError("--sizes needs at least one size");
+         },
+         "message sizes in bytes (default " + default_sizes + ")")
+      ->type_name("N,N,...");
+  add_count(cmd, "--iterations", config.iterations, "measured round trips per size (default 10)");
+  add_count(cmd, "--warmup", config.warmup, "unmeasured round trips first (default 2)");
+  cmd.add_option_function<std::string>(
+         "--handlers", [&config](const std::string& list) { config.handlers = split_list(list); },
+         "symbols profiled as handlers (default send_message,deliver)")
+      ->type_name("A,B");
 }
 
 // The checks once every option is read.

@@ -1,7 +1,7 @@
 #include "tools/loader.h"
 
 #include "assembler/elf.h"
-#include "tools/args.h"
+#include "tools/cli.h"
 #include "vm/debugger.h"
 
 #include "llvm/Support/Error.h"
@@ -28,16 +28,26 @@ std::string load_image(const assembler::FirmwareImage& image, vm::Cpu& cpu, uint
   return {};
 }
 
-uint32_t parse_stack_guard(const std::string& option, std::string_view text) {
-  const uint64_t bytes = parse_count(option, text);
-  if (bytes % 4 != 0 || bytes >= 0x80000000ull)
-    throw UsageError(option + " must be a multiple of 4 below 2G (0 for no guard)");
-  return uint32_t(bytes);
-}
-
-void check_sram_size(uint64_t bytes) {
-  if (bytes == 0 || bytes % 4 != 0 || bytes > 0x80000000ull)
-    throw UsageError("--sram-size must be a non-zero multiple of 4 up to 2G");
+void add_bare_options(CLI::App& cmd, BareOptions& options) {
+  add_count(
+      cmd, "--sram-size",
+      [&options](uint64_t bytes) {
+        if (bytes == 0 || bytes % 4 != 0 || bytes > 0x80000000ull)
+          throw UsageError("--sram-size must be a non-zero multiple of 4 up to 2G");
+        options.sram_size = bytes;
+      },
+      "SRAM size (default 256K; K/M suffixes accepted)", "BYTES");
+  add_count(
+      cmd, "--stack-guard",
+      [&options](uint64_t bytes) {
+        if (bytes % 4 != 0 || bytes >= 0x80000000ull)
+          throw UsageError("--stack-guard must be a multiple of 4 below 2G (0 for no guard)");
+        options.stack_guard = uint32_t(bytes);
+      },
+      "words above the image's data that a store may not touch: the\n"
+      "stack growing into them is a 'stack overflow' fault (default 256,\n"
+      "0 for none; docs/abi.md)",
+      "BYTES");
 }
 
 std::unique_ptr<BareMachine> load_bare(const char* command, const std::string& path,

@@ -12,6 +12,10 @@
 #include <optional>
 #include <string>
 
+namespace CLI {
+class App;
+}
+
 namespace lanaikit::tools {
 
 using sim::format_backtrace;
@@ -29,8 +33,14 @@ struct BareMachine {
   vm::Cpu cpu;
 };
 
-// Checks an --sram-size value (throws UsageError).
-void check_sram_size(uint64_t bytes);
+// The machine options `exec` and `debug` share: --sram-size and --stack-guard.
+struct BareOptions {
+  uint64_t sram_size = 256 * 1024;
+  uint32_t stack_guard = vm::kDefaultStackGuardBytes;
+};
+
+// Adds them to `cmd`, with their checks, read into `options`.
+void add_bare_options(CLI::App& cmd, BareOptions& options);
 
 // Loads `image` (read from `path`) into a new bare machine; on failure prints
 // "lanaikit COMMAND: path: why" and returns null.
@@ -44,9 +54,6 @@ std::unique_ptr<BareMachine> load_bare(const char* command, const std::string& p
 // or "" on success.
 std::string load_image(const assembler::FirmwareImage& image, vm::Cpu& cpu,
                        uint32_t stack_guard = vm::kDefaultStackGuardBytes);
-
-// --stack-guard BYTES: a multiple of 4 (0 for none) below 2G.
-uint32_t parse_stack_guard(const std::string& option, std::string_view text);
 
 // Reads a Lanai ELF image; on failure prints "lanaikit COMMAND: why" and returns nullopt.
 std::optional<assembler::FirmwareImage> read_image(const char* command, const std::string& path);

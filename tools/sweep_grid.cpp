@@ -1,7 +1,7 @@
 // The sweep's grid: parsing --grid and numbering its points (tools/sweep_grid.h).
 #include "tools/sweep_grid.h"
 
-#include "tools/args.h"
+#include "tools/option_values.h"
 
 #include <cstdio>
 #include <set>

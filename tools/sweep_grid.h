@@ -30,7 +30,7 @@ struct Grid {
   std::vector<std::string> names() const;
 };
 
-// Parses one --grid argument "name=v1,v2,...". Throws UsageError (tools/args.h) for a
+// Parses one --grid argument "name=v1,v2,...". Throws UsageError (tools/option_values.h) for a
 // missing '=', a name that is not [A-Za-z_][A-Za-z0-9_]*, an empty value or a repeated
 // value.
 Parameter parse_parameter(const std::string& text);

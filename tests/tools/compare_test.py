@@ -99,7 +99,7 @@ def main():
         check("missing source: status 2, named", p.returncode == 2 and "AFTER: no file" in p.stderr
               and "missing.c" in p.stderr, p.stderr)
         p = subprocess.run([lk, "compare", echo], capture_output=True, text=True)
-        check("one build: status 2", p.returncode == 2 and "two builds" in p.stderr, p.stderr)
+        check("one build: status 2, AFTER missing", p.returncode == 2 and "AFTER is required" in p.stderr, p.stderr)
         bad = os.path.join(work, "bad.c")
         open(bad, "w").write("int main(void) { return undeclared; }\n")
         p = subprocess.run([lk, "compare", echo, bad], capture_output=True, text=True)

@@ -1,6 +1,6 @@
 // The pure parts of `lanaikit sweep` (tools/sweep_grid.h, tools/sweep_merge.h): point
 // numbering and file stems, the outcome lines ranks exchange, and the merged tables.
-#include "tools/args.h"
+#include "tools/option_values.h"
 #include "tools/sweep_grid.h"
 #include "tools/sweep_merge.h"
 

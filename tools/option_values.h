@@ -1,10 +1,9 @@
-// A small command-line reader shared by the subcommands: flags, flags with values, and
-// positional arguments, with errors that name the offending argument.
+// The values of lanaikit's options that CLI11 (tools/cli.h) does not read by itself: counts
+// and sizes with K/M/G suffixes, comma-separated lists, and the error for a value that does
+// not fit (also used by `lanaikit debug`'s own commands).
 #pragma once
 
 #include <cstdint>
-#include <cstdio>
-#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -14,25 +13,6 @@ namespace lanaikit::tools {
 
 struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
-};
-
-class Args {
-public:
-  Args(int argc, char** argv, int first) {
-    for (int i = first; i < argc; ++i) rest_.emplace_back(argv[i]);
-  }
-  bool empty() const { return pos_ >= rest_.size(); }
-  std::string_view peek() const { return rest_[pos_]; }
-  std::string next() { return rest_[pos_++]; }
-  // The value after a flag such as `-o FILE` or `--max-insns N`.
-  std::string value_for(std::string_view flag) {
-    if (empty()) throw UsageError("option " + std::string(flag) + " needs a value");
-    return next();
-  }
-
-private:
-  std::vector<std::string> rest_;
-  size_t pos_ = 0;
 };
 
 // Parses a non-negative integer (decimal, 0x hex, or with a K/M/G suffix for sizes).
@@ -71,12 +51,6 @@ inline std::vector<std::string> split_list(const std::string& list, char sep = '
     start = end + 1;
   }
   return out;
-}
-
-// "lanaikit CMD: message" and a pointer to --help, on stderr; returns the usage status 2.
-inline int report_usage_error(const char* command, const UsageError& e) {
-  std::fprintf(stderr, "lanaikit %s: %s\n(see 'lanaikit %s --help')\n", command, e.what(), command);
-  return 2;
 }
 
 } // namespace lanaikit::tools
