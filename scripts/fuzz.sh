@@ -7,7 +7,9 @@
 # seeds (tests/fuzz/corpus*/) or, for link, from objects the toolchain produces; the
 # checked-in corpus is never modified.
 # FUZZ_NO_BUILD=1 runs the target as already built (several long runs side by side while
-# the source tree changes).
+# the source tree changes); FUZZ_TIMEOUT=S replaces the target's per-input timeout (a long
+# run niced beside builds and test suites is starved for tens of seconds at a time, and
+# libFuzzer's timeout is wall-clock: an hour-long run there uses 600).
 # Exits non-zero on any crash, sanitizer report, timeout or out-of-memory; the reproducer
 # is left in build-fuzz/crashes/ (commit it to tests/fuzz/crashes/).
 set -euo pipefail
@@ -59,6 +61,7 @@ log="$dir/fuzz-$target.log"
 # FUZZ_SEED fixes libFuzzer's random seed (CI: a run that passed once passes again, the
 # time bound aside); by hand the seed is random.
 if [ -n "${FUZZ_SEED:-}" ]; then opts+=(-seed="$FUZZ_SEED"); fi
+if [ -n "${FUZZ_TIMEOUT:-}" ]; then opts+=(-timeout="$FUZZ_TIMEOUT"); fi
 set +e
 # Absolute paths: lua_fuzz works in a temporary directory.
 "$binary" "$(realpath "$corpus")" "${opts[@]}" -rss_limit_mb=4096 \
