@@ -50,11 +50,11 @@ vm::MmioStatus SendRegisters::write(uint32_t offset, bool from_host, uint32_t va
       if (value > kMaxSize) return error("SIZE " + std::to_string(value) + " is more than a cell's 32 data bytes");
       // A user cannot make the card fault or lose a send by writing too fast: the write is
       // refused, counted, and SENT tells the library when to try again.
-      if (s.queued) {
+      if (s.queued == kSlotDepth) {
         ++busy_refused_;
         return vm::MmioStatus::Ok;
       }
-      s.queued = true;
+      ++s.queued;
       queue_.push_back({offset / kSlotBytes, s.op, s.operand, s.index, s.regops, s.offset, value});
       port().raise_isr(kSendIsrBit);
       return vm::MmioStatus::Ok;
@@ -66,7 +66,7 @@ vm::MmioStatus SendRegisters::write(uint32_t offset, bool from_host, uint32_t va
   if (offset != REQ_POP) return error("this request register is read-only");
   if (queue_.empty()) return error("REQ_POP with no request queued");
   Slot& s = slots_[queue_.front().slot];
-  s.queued = false;
+  --s.queued;
   ++s.sent;
   queue_.pop_front();
   return vm::MmioStatus::Ok;

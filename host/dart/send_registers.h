@@ -8,9 +8,9 @@
 //
 // Per slot (32 bytes): OP, OPERAND, INDEX, REGOPS (the cell's control words, kept between
 // sends), OFFSET (the data's offset in the sender's endpoint), SIZE (bytes, 0..32: a write
-// queues the send), SENT (read: the slot's sends the card has taken). A SIZE write while
-// the slot's previous send is still queued is refused and counted (the slot is busy: the
-// library waits until SENT has moved). The firmware reads the oldest request through
+// queues the send), SENT (read: the slot's sends the card has taken). A slot holds up to
+// kSlotDepth queued sends; a SIZE write beyond that is refused and counted (the library
+// keeps count and reads SENT only when it has that many outstanding). The firmware reads the oldest request through
 // REQ_* and retires it with REQ_POP.
 #pragma once
 
@@ -40,12 +40,13 @@ public:
                               REQ_POP = kReqBase + 0x20, BUSY_REFUSED = kReqBase + 0x24,
                               kSize = kReqBase + 0x28 };
   static constexpr uint32_t kMaxSize = 32;
+  static constexpr uint32_t kSlotDepth = 4;
 
   std::string name() const override { return "dart.send_registers"; }
   uint32_t size_bytes() const override { return kSize; }
   // Host writes are events, so the CPU's reads see values that change only at events or at
-  // its own REQ_POP; REQ_POP is exact, because the host sees its effect (SENT, the slot no
-  // longer busy).
+  // its own REQ_POP; REQ_POP is exact, because the host sees its effect (SENT, room in the
+  // slot).
   bool needs_exact_time(uint32_t offset, bool is_write) const override {
     return is_write && offset == REQ_POP;
   }
@@ -62,7 +63,7 @@ private:
   };
   struct Slot {
     uint32_t op = 0, operand = 0, index = 0, regops = 0, offset = 0, sent = 0;
-    bool queued = false;
+    uint32_t queued = 0;
   };
   vm::MmioStatus error(std::string detail) {
     error_ = std::move(detail);

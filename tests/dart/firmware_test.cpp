@@ -7,7 +7,7 @@
 // answered without the receiver's host, a TLB miss that parks the cell until the driver
 // fills the entry (nothing lost, order kept), and every malformed or hostile cell refused,
 // counted, with nothing written.
-#include "../kit/lcp_bench.h"
+#include "dart_setup.h"
 
 #include "host/dart/cell.h"
 #include "host/dart/send_registers.h"
@@ -23,25 +23,8 @@
 namespace lanaikit {
 namespace {
 
-const assembler::FirmwareImage& image() {
-  static const assembler::FirmwareImage built =
-      test::build_firmware({test::source("firmware/dart/dart.fw")}, {}, true);
-  return built;
-}
-
-// `link`: -1 the testbed's 140 Mb/s link, else the platform's projected link of that index
-// (0: OC-3c, 1: OC-12c).
-sim::ClusterParams dart_cluster(bool with_switch = false, int link = -1) {
-  const sim::Platform dart = sim::load_platform(test::source("lua-scripts/platforms/dart.lua"));
-  const sim::Platform vmmc = sim::load_platform(test::source("lua-scripts/platforms/vmmc.lua"));
-  sim::ClusterParams cp = sim::cluster_params(dart, 2, sim::NicChoice::of(vmmc));
-  net::AtmNetworkConfig atm;
-  atm.link = link < 0 ? dart.cells->link : dart.cells->projected.at(size_t(link));
-  if (with_switch) atm.cell_switch = net::CellSwitchConfig{};
-  cp.atm = atm;
-  return cp;
-}
-
+using test::dart_cluster;
+using test::image;
 using dart::Amode;
 using dart::Cell;
 using dart::Cmp;
