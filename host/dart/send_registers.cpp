@@ -47,7 +47,7 @@ vm::MmioStatus SendRegisters::write(uint32_t offset, bool from_host, uint32_t va
     case REGOPS: s.regops = value; return vm::MmioStatus::Ok;
     case OFFSET: s.offset = value; return vm::MmioStatus::Ok;
     case SIZE:
-      if (value > kMaxSize) return error("SIZE " + std::to_string(value) + " is more than a cell's 32 data bytes");
+      if (value > kMaxSize) return error("SIZE " + std::to_string(value) + " is more than an AAL5 frame holds");
       // A user cannot make the card fault or lose a send by writing too fast: the write is
       // refused, counted, and SENT tells the library when to try again.
       if (s.queued == kSlotDepth) {

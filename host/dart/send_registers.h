@@ -7,8 +7,8 @@
 // fetches the data from the endpoint, builds the cell and launches it.
 //
 // Per slot (32 bytes): OP, OPERAND, INDEX, REGOPS (the cell's control words, kept between
-// sends), OFFSET (the data's offset in the sender's endpoint), SIZE (bytes, 0..32: a write
-// queues the send), SENT (read: the slot's sends the card has taken). A slot holds up to
+// sends), OFFSET (the data's offset in the sender's endpoint), SIZE (bytes: 0..32 for one
+// cell, up to a block for WRITE_MULTIPLE; a write queues the send), SENT (read: the slot's sends the card has taken). A slot holds up to
 // kSlotDepth queued sends; a SIZE write beyond that is refused and counted (the library
 // keeps count and reads SENT only when it has that many outstanding). The firmware reads the oldest request through
 // REQ_* and retires it with REQ_POP.
@@ -39,7 +39,9 @@ public:
                               REQ_OFFSET = kReqBase + 0x18, REQ_SIZE = kReqBase + 0x1C,
                               REQ_POP = kReqBase + 0x20, BUSY_REFUSED = kReqBase + 0x24,
                               kSize = kReqBase + 0x28 };
-  static constexpr uint32_t kMaxSize = 32;
+  // One cell carries 32 data bytes; a WRITE_MULTIPLE's block may be as long as an AAL5
+  // frame (the firmware may allow less: its MAX_BLOCK, refused as bad_send).
+  static constexpr uint32_t kMaxSize = 65535;
   static constexpr uint32_t kSlotDepth = 4;
 
   std::string name() const override { return "dart.send_registers"; }

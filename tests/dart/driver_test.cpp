@@ -128,5 +128,27 @@ TEST(DartDriver, ABurstNeverOverrunsTheSendSlot) {
   for (uint32_t m = 0; m < 40; ++m) EXPECT_EQ(w.read(1, m * 32, 32), message(9)) << m;
 }
 
+// A block through the library: WRITE_MULTIPLE from one endpoint into the other, its bytes
+// fetched across pages at the sender and deposited across pages at the receiver.
+TEST(DartDriver, ABlockTransferThroughTheSendRegisters) {
+  World w;
+  std::vector<uint8_t> block(3000);
+  for (uint32_t i = 0; i < block.size(); ++i) block[i] = uint8_t(i * 31 + (i >> 7));
+  w.space[0]->copy_in(w.ep[0].base + 0xC00, block); // 0xC00 .. 0x17B8: two pages
+  bool done = false;
+  w.cluster->node(0).spawn("block", [&](host::Process& p) -> host::Task {
+    dart::Sender s(w.cluster->node(0), w.conn, true);
+    co_await p.sync();
+    co_await s.send(p, Cell::make(Op::WriteMultiple, 0, Amode::Direct, 0x2F00), 0xC00, 3000);
+    co_await p.wait(w.cluster->node(1).memory_watch(), [&] { return w.read(1, 0x2F00, 3000) == block; });
+    done = true;
+  });
+  w.run([&] { return done; });
+  EXPECT_EQ(kit::peek(w.cluster->node(1), w.view->ref("dart.counters.blocks")), 1u);
+  EXPECT_EQ(kit::peek(w.cluster->node(1), w.view->ref("dart.counters.bad_block")), 0u);
+  EXPECT_EQ(w.read(1, 0x2F00 - 4, 4), std::vector<uint8_t>(4, 0));
+  EXPECT_EQ(w.read(1, 0x2F00 + 3000, 4), std::vector<uint8_t>(4, 0));
+}
+
 } // namespace
 } // namespace lanaikit

@@ -292,6 +292,178 @@ TEST(DartFirmware, HostileCellsAreRefusedCountedAndWriteNothing) {
   b.expect_untouched_outside(1, 0x80, 0xA0);
 }
 
+// ---- blocks: a WRITE_MULTIPLE control cell, then one AAL5 frame of the bytes -------------
+
+constexpr Op WRITE_MULTIPLE = Op::WriteMultiple;
+
+Cell block_control(uint32_t offset, uint32_t size) {
+  Cell c = Cell::make(WRITE_MULTIPLE, 0, DIRECT, offset);
+  c.data[0] = size;
+  return c;
+}
+
+std::vector<uint8_t> block_bytes(uint32_t size, uint8_t seed) {
+  std::vector<uint8_t> v(size);
+  for (uint32_t i = 0; i < size; ++i) v[i] = uint8_t(seed + 13 * i + (i >> 8));
+  return v;
+}
+
+std::vector<uint8_t> endpoint_bytes(DartBench& b, uint32_t n, uint32_t offset, uint32_t len) {
+  std::vector<uint8_t> v;
+  for (uint32_t i = 0; i < len; i += 4) {
+    uint8_t w[4];
+    store_be32(w, b.word(n, offset + i));
+    v.insert(v.end(), w, w + std::min<uint32_t>(4, len - i));
+  }
+  return v;
+}
+
+TEST(DartBlocks, ABlockIsDepositedCellByCellAcrossPagesThroughTheTlb) {
+  DartBench b;
+  const auto bytes = block_bytes(1000, 3); // 0xF00 .. 0x12E8: across the page at 0x1000
+  b.send(block_control(0xF00, 1000));
+  b.h.cluster().atm()->node_tx(0).send(net::Packet{77, bytes, 0}, 5);
+  b.h.run([&] { return b.counter(1, "blocks") == 1; }, 20 * sim::kMillisecond);
+  EXPECT_EQ(endpoint_bytes(b, 1, 0xF00, 1000), bytes);
+  b.expect_untouched_outside(1, 0xF00, 0xF00 + 1000);
+  EXPECT_EQ(b.counter(1, "cells"), 1u + net::CellLink::aal5_cells(1000));
+  EXPECT_EQ(b.counter(1, "bad_block"), 0u);
+}
+
+TEST(DartBlocks, ACorruptedOrCutShortBlockIsReportedAndWritesNothingOutsideItsRange) {
+  DartBench b;
+  uint32_t sigs = 0;
+  b.h.on_interrupt(1, vm::regs::LAN0_SIG_BIT, [&] {
+    if (b.h.take_isr(1, vm::regs::LAN0_SIG_BIT)) ++sigs;
+  });
+  // 1: a cell of the frame corrupted on the way (bit 0 of its last byte, as the link's
+  // fault does): the CRC-32 fails at the end cell.
+  auto pdu = net::aal5_pdu(block_bytes(300, 1));
+  pdu[48 * 2 + 47] ^= 1;
+  b.send(block_control(0x100, 300));
+  auto& wire = b.h.cluster().atm()->node_tx(0);
+  const uint32_t cells = uint32_t(pdu.size() / 48);
+  for (uint32_t i = 0; i < cells; ++i) {
+    std::array<uint8_t, 48> c;
+    std::copy_n(pdu.begin() + 48 * i, 48, c.begin());
+    wire.send_cell(5, c, 100 + i, i + 1 == cells ? net::kPtiEndOfSdu : 0);
+  }
+  // 2: a block cut short: 200 bytes announced, a frame of 100 sent (3 cells, not 5), then
+  // an ordinary WRITE, which must be taken as the control cell it is.
+  b.send(block_control(0x800, 200));
+  wire.send(net::Packet{200, block_bytes(100, 2), 0}, 5);
+  b.send(with_data(Cell::make(WRITE, 0xFF, DIRECT, 0x2000), 0x4000));
+  // 3: out of the endpoint, and too big: refused at the control cell.
+  b.send(block_control(kBound - 100, 200));
+  b.send(block_control(0, 8192));
+  b.h.run([&] { return b.counter(1, "writes") == 1 && b.counter(1, "bad_bound") == 2; },
+          20 * sim::kMillisecond);
+  b.h.run_for(20 * sim::kMicrosecond);
+  EXPECT_EQ(b.counter(1, "bad_block"), 2u);
+  EXPECT_EQ(b.counter(1, "blocks"), 0u);
+  EXPECT_EQ(b.get(1, "dart_events[0].kind"), b.h.constant("DartEventKind.BAD_BLOCK"));
+  // The end cell is checked before its bytes are deposited: 6 of 7 cells went in, then
+  // the CRC failed; 2 of the announced 5, then the frame ended at its third.
+  EXPECT_EQ(b.get(1, "dart_events[0].a"), 6u * 48);
+  EXPECT_EQ(b.get(1, "dart_events[1].a"), 2u * 48);
+  EXPECT_EQ(b.get(1, "dart_events[1].b"), 200u);
+  EXPECT_GE(sigs, 1u);
+  for (uint32_t w = 0; w < 8; ++w) EXPECT_EQ(b.word(1, 0x2000 + 4 * w), 0x4000 + w);
+  // Nothing outside what the two blocks deposited and the write.
+  for (uint32_t off = 0; off < kBound; off += 4) {
+    const bool inside = (off >= 0x100 && off < 0x100 + 6 * 48) || (off >= 0x800 && off < 0x800 + 2 * 48) ||
+                        (off >= 0x2000 && off < 0x2020);
+    if (!inside) {
+      ASSERT_EQ(b.word(1, off), 0xEEEEEEEEu) << off;
+    }
+  }
+}
+
+// The ring overflows while the head cell waits for a TLB miss: the interface loses cells
+// of the second block (its CRC still passes: the interface computes it over every cell),
+// and the firmware must see the gap in the cell count and fail that block, not deposit a
+// block with holes as whole.
+TEST(DartBlocks, CellsTheRingLostFailTheirBlockThoughItsCrcPasses) {
+  DartBench b;
+  b.unmap(1, 2);
+  b.send(with_data(Cell::make(WRITE, 0xFF, DIRECT, 0x2040), 0x700)); // parks: page 2
+  const auto one = block_bytes(4000, 1), two = block_bytes(4000, 2);
+  auto& wire = b.h.cluster().atm()->node_tx(0);
+  b.send(block_control(0x0, 4000));
+  wire.send(net::Packet{1, one, 0}, 5);
+  b.send(block_control(0x1000 + 8, 4000));
+  wire.send(net::Packet{2, two, 0}, 5);
+  const uint32_t cells = 1 + 2 * (1 + net::CellLink::aal5_cells(4000));
+  const uint32_t slots = b.h.constant("RX_SLOTS");
+  ASSERT_GT(cells, slots);
+  b.h.run_for(sim::Time(cells) * wire.cells_time(1) + 50 * sim::kMicrosecond);
+  EXPECT_EQ(b.counter(1, "cells"), 0u);
+  // The driver's part, by hand: the page in the TLB, the miss answered.
+  b.map(1, 2);
+  b.set(1, "dart.resume", b.get(1, "dart.miss_seq"));
+  b.h.run([&] { return b.counter(1, "cells") == slots; }, 20 * sim::kMillisecond);
+  EXPECT_EQ(b.h.cluster().cell_interface(1)->counters().cells_dropped, cells - slots);
+  EXPECT_EQ(b.counter(1, "blocks"), 1u);
+  // Block two lost its end cell with the rest: the card learns it only from the next cell
+  // on the VCI, a control cell (a one-cell PDU), which it then handles as such.
+  EXPECT_EQ(b.counter(1, "bad_block"), 0u);
+  b.send(with_data(Cell::make(WRITE, 0xFF, DIRECT, 0x2080), 0x800));
+  b.h.run([&] { return b.counter(1, "writes") == 2; }, 20 * sim::kMillisecond);
+  EXPECT_EQ(b.counter(1, "bad_block"), 1u);
+  for (uint32_t w = 0; w < 8; ++w) EXPECT_EQ(b.word(1, 0x2080 + 4 * w), 0x800 + w);
+  EXPECT_EQ(endpoint_bytes(b, 1, 0x0, 4000), one);
+  for (uint32_t w = 0; w < 8; ++w) EXPECT_EQ(b.word(1, 0x2040 + 4 * w), 0x700 + w);
+  // Block two's bytes stop at its first lost cell and stay inside its range.
+  const uint32_t two_cells_kept = slots - 1 - (1 + net::CellLink::aal5_cells(4000)) - 1;
+  EXPECT_EQ(endpoint_bytes(b, 1, 0x1008, two_cells_kept * 48),
+            std::vector<uint8_t>(two.begin(), two.begin() + two_cells_kept * 48));
+  for (uint32_t off = 0x1008 + two_cells_kept * 48; off < kBound; off += 4)
+    if (off < 0x2040 || off >= 0x20A0) {
+      ASSERT_EQ(b.word(1, off), 0xEEEEEEEEu) << off;
+    }
+}
+
+// The same, but the miss is answered while block two is still arriving: the ring loses
+// cells in the middle of the frame and then has room again, so the end cell arrives and
+// the CRC passes. The gap in the count fails the block, the rest of its frame is dropped
+// (never read as control cells), and the next cell on the VCI is handled normally.
+TEST(DartBlocks, AGapInTheMiddleFailsTheBlockAndTheRestOfItsFrameIsDropped) {
+  DartBench b;
+  b.unmap(1, 2);
+  b.send(with_data(Cell::make(WRITE, 0xFF, DIRECT, 0x2040), 0x700)); // parks: page 2
+  const auto one = block_bytes(4000, 1), two = block_bytes(4000, 2);
+  auto& wire = b.h.cluster().atm()->node_tx(0);
+  b.send(block_control(0x0, 4000));
+  wire.send(net::Packet{1, one, 0}, 5);
+  b.send(block_control(0x1000 + 8, 4000));
+  wire.send(net::Packet{2, two, 0}, 5);
+  const uint32_t slots = b.h.constant("RX_SLOTS");
+  b.h.run_for(sim::Time(slots + 12) * wire.cells_time(1)); // the ring full, 12 cells lost
+  b.map(1, 2);
+  b.set(1, "dart.resume", b.get(1, "dart.miss_seq"));
+  b.h.run_for(2 * sim::kMillisecond);
+  const uint64_t lost = b.h.cluster().cell_interface(1)->counters().cells_dropped;
+  EXPECT_GT(lost, 0u);
+  EXPECT_EQ(b.counter(1, "blocks"), 1u);
+  EXPECT_EQ(b.counter(1, "bad_block"), 1u);
+  EXPECT_EQ(b.get(1, "dart_events[1].kind"), b.h.constant("DartEventKind.BAD_BLOCK"));
+  // Nothing but the first block, the parked write and block two's bytes before its gap.
+  const uint32_t kept = uint32_t(b.get(1, "dart_events[1].a"));
+  EXPECT_LT(kept, 4000u);
+  EXPECT_EQ(endpoint_bytes(b, 1, 0x1008, kept), std::vector<uint8_t>(two.begin(), two.begin() + kept));
+  EXPECT_EQ(b.counter(1, "writes"), 1u); // no data cell was taken for a WRITE
+  EXPECT_EQ(b.counter(1, "bad_op") + b.counter(1, "bad_bound") + b.counter(1, "bad_mask") +
+                b.counter(1, "bad_reg"),
+            0u);
+  b.send(with_data(Cell::make(WRITE, 0xFF, DIRECT, 0x2080), 0x800));
+  b.h.run([&] { return b.counter(1, "writes") == 2; }, 20 * sim::kMillisecond);
+  for (uint32_t w = 0; w < 8; ++w) EXPECT_EQ(b.word(1, 0x2080 + 4 * w), 0x800 + w);
+  for (uint32_t off = 0x1008 + kept; off < kBound; off += 4)
+    if (off < 0x2040 || off >= 0x20A0) {
+      ASSERT_EQ(b.word(1, off), 0xEEEEEEEEu) << off;
+    }
+}
+
 } // namespace
 } // namespace lanaikit
 
