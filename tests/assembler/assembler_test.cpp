@@ -1183,6 +1183,16 @@ TEST(Link, MalformedRelocationSectionsAreErrorsNotAborts) {
   EXPECT_NE(why1.find(" is unreadable: "), std::string::npos) << why1;
 }
 
+// Links `o` behind a minimal startup object, collecting the linker's warnings.
+FirmwareImage link_collecting_warnings(const Object& o, std::vector<std::string>& warnings) {
+  LinkInputs in;
+  in.startup = as(kStart, "start.s");
+  in.objects = {o};
+  LinkOptions lo;
+  lo.warnings = &warnings;
+  return ok(link(in, lo));
+}
+
 // Found by tests/fuzz/link_fuzz (crashes/link-segv-in-libllvm): a DWARF 5 line table whose
 // file entry format names form 0 made LLVM 14 jump into the void (llvm-dwarfdump-14
 // crashes on it too). The linker reads every line-table header first and ignores the line
@@ -1201,19 +1211,13 @@ TEST(Link, LineTableFormsLlvmCannotReadAreIgnoredWithAWarning) {
   const std::string format("\x03\x01\x1f\x02\x0f\x05\x1e", 7);
   const size_t at = o.data.find(format);
   ASSERT_NE(at, std::string::npos) << "clang-14 -g no longer writes the expected DWARF 5 format";
-  LinkInputs in;
-  in.startup = as(kStart, "start.s");
-  in.objects = {o};
   std::vector<std::string> warnings;
-  LinkOptions lo;
-  lo.warnings = &warnings;
-  FirmwareImage good = ok(link(in, lo));
+  FirmwareImage good = link_collecting_warnings(o, warnings);
   EXPECT_FALSE(good.lines.empty());
   EXPECT_TRUE(warnings.empty());
 
   o.data[at + 6] = 0; // the MD5's form: 0, no form at all
-  in.objects = {o};
-  FirmwareImage img = ok(link(in, lo));
+  FirmwareImage img = link_collecting_warnings(o, warnings);
   EXPECT_TRUE(img.lines.empty());
   EXPECT_TRUE(img.symbol("main"));
   ASSERT_EQ(warnings.size(), 1u);
@@ -1245,13 +1249,8 @@ TEST(Link, LineTableWithCountedEntriesOfAnEmptyFormatIsIgnoredAtOnce) {
   std::string evil("\x00\xff\xff\xff\xff\x3f", 6);
   evil.resize(4 + 4 * size_t(dirs), '\0');
   o.data.replace(at, evil.size(), evil);
-  LinkInputs in;
-  in.startup = as(kStart, "start.s");
-  in.objects = {o};
   std::vector<std::string> warnings;
-  LinkOptions lo;
-  lo.warnings = &warnings;
-  FirmwareImage img = ok(link(in, lo));
+  FirmwareImage img = link_collecting_warnings(o, warnings);
   EXPECT_TRUE(img.lines.empty());
   EXPECT_TRUE(img.symbol("main"));
   ASSERT_EQ(warnings.size(), 1u);
