@@ -110,10 +110,8 @@ TEST(DartDriver, ARemoteReadThroughTheLibrary) {
 TEST(DartDriver, ABurstNeverOverrunsTheSendSlot) {
   World w;
   bool done = false;
-  dart::Sender* sender = nullptr;
   w.cluster->node(0).spawn("burst", [&](host::Process& p) -> host::Task {
     dart::Sender s(w.cluster->node(0), w.conn, true);
-    sender = &s;
     w.space[0]->copy_in(w.ep[0].base, message(9));
     co_await p.sync();
     for (uint32_t m = 0; m < 40; ++m)
