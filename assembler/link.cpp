@@ -917,6 +917,13 @@ llvm::Expected<FirmwareImage> Linker::run() {
   if (!errors_.empty())
     return make_error(llvm::join(errors_, "\n"));
   build_image();
+  // The image reader (and every loader) refuses an image with nothing to load, which would
+  // run whatever SRAM held: refuse to make one (link_fuzz found the linker did).
+  if (image_.segments.empty())
+    return make_error("nothing to load: the inputs have no code or data (" +
+                      std::to_string(in_.objects.size()) + " object(s)" +
+                      (in_.startup ? std::string(" and a startup object") : std::string(", no startup object")) +
+                      ")");
   if (opt_.warnings)
     opt_.warnings->insert(opt_.warnings->end(), warnings_.begin(), warnings_.end());
   return std::move(image_);

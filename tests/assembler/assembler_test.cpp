@@ -1183,6 +1183,21 @@ TEST(Link, MalformedRelocationSectionsAreErrorsNotAborts) {
   EXPECT_NE(why1.find(" is unreadable: "), std::string::npos) << why1;
 }
 
+// Found by tests/fuzz/link_fuzz (crashes/link-nothing-to-load): without a startup object,
+// inputs with no code or data linked into an image with no segment at all, which the image
+// reader refuses ("nothing to load") and which would run whatever SRAM held. The linker
+// refuses to make it.
+TEST(Link, NothingToLoadIsAnError) {
+  LinkInputs in;
+  // _start labels an empty .text: the entry exists, the image holds nothing.
+  in.objects = {as("\t.text\n\t.globl _start\n_start:\n", "empty.s")};
+  const std::string why = err(link(in));
+  EXPECT_EQ(why, "nothing to load: the inputs have no code or data (1 object(s), no startup object)");
+  in.objects = {as("\t.text\n\t.globl _start\n_start:\n\tnop\n", "f.s")};
+  FirmwareImage img = ok(link(in));
+  EXPECT_EQ(img.segments.size(), 1u);
+}
+
 // Links `o` behind a minimal startup object, collecting the linker's warnings.
 FirmwareImage link_collecting_warnings(const Object& o, std::vector<std::string>& warnings) {
   LinkInputs in;
