@@ -9,7 +9,10 @@
 
 namespace lanaikit::dart {
 
-enum class Op : uint32_t { Nop = 0, Write, WriteMultiple, Read, ReadMultiple, Exception };
+enum class Op : uint32_t { Nop = 0, Write, WriteMultiple, Read, ReadMultiple, Exception, Fetch, FetchIf };
+// READ, READ_MULTIPLE, FETCH and FETCH_IF are answered on the reply VCI: their data word 0
+// is the reader's offset, word 1 its tag (READ_MULTIPLE: the block's size), word 2 the
+// value (Src::Value); the other opcodes' value is data word 0 (docs/dart.md, "The cell").
 enum class Amode : uint32_t { Direct = 0, Indirect, Indexed };
 // The address registers a cell names: i, j, k of its index field.
 enum class Sel : uint32_t { I = 0, J, K };
