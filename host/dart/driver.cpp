@@ -64,25 +64,40 @@ Endpoint Driver::open_endpoint(uint32_t node, host::AddressSpace& space, uint32_
   return Endpoint{node, index, asid, uint32_t(base), bytes};
 }
 
-Connection Driver::connect(const Endpoint& a, const Endpoint& b, uint32_t reg_count) {
+uint32_t Driver::alloc_registers(uint32_t node, uint32_t count) {
+  if (regs_.at(node) + count > view_.constant32("MAX_REGS"))
+    throw std::invalid_argument("dart: node " + std::to_string(node) + " has no " + std::to_string(count) +
+                                " free address registers");
+  const uint32_t first = regs_[node];
+  regs_[node] += count;
+  return first;
+}
+
+uint32_t Driver::register_value(uint32_t node, uint32_t reg) const {
+  return uint32_t(kit::peek(cluster_.node(node), view_.ref("dart_regs[" + std::to_string(reg) + "]")));
+}
+
+void Driver::set_register(uint32_t node, uint32_t reg, uint32_t value) {
+  poke(node, "dart_regs[" + std::to_string(reg) + "]", value);
+}
+
+Connection Driver::connect(const Endpoint& a, const Endpoint& b, uint32_t reg_count, SharedWindows shared) {
   if (a.node == b.node) throw std::invalid_argument("dart: a connection joins two nodes");
   if (next_vci_ + 2 > view_.constant32("MAX_CONNS")) throw std::invalid_argument("dart: no free VCI");
   const uint32_t max_regs = view_.constant32("MAX_REGS");
   const uint32_t max_slots = view_.constant32("SEND_SLOTS");
-  for (uint32_t n : {a.node, b.node}) {
-    if (regs_[n] + reg_count > max_regs)
+  for (const auto& [n, at] : {std::pair{a.node, shared.at_a}, std::pair{b.node, shared.at_b}}) {
+    if (at ? *at + reg_count > regs_[n] : regs_[n] + reg_count > max_regs)
       throw std::invalid_argument("dart: node " + std::to_string(n) + " has no " + std::to_string(reg_count) +
-                                  " free address registers");
+                                  (at ? " allocated registers from " + std::to_string(*at) : " free address registers"));
     if (slots_[n] >= max_slots) throw std::invalid_argument("dart: node " + std::to_string(n) + " has no free send slot");
   }
   Connection c{a, b};
   c.vci_ab = next_vci_++;
   c.vci_ba = next_vci_++;
   c.reg_count = reg_count;
-  c.regs_a = regs_[a.node];
-  c.regs_b = regs_[b.node];
-  regs_[a.node] += reg_count;
-  regs_[b.node] += reg_count;
+  c.regs_a = shared.at_a ? *shared.at_a : alloc_registers(a.node, reg_count);
+  c.regs_b = shared.at_b ? *shared.at_b : alloc_registers(b.node, reg_count);
   c.slot_a = slots_[a.node]++;
   c.slot_b = slots_[b.node]++;
   // The receiving end of each direction: its connection names its endpoint and window.

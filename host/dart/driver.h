@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <utility>
 #include <memory>
@@ -58,7 +59,19 @@ public:
   Endpoint open_endpoint(uint32_t node, host::AddressSpace& space, uint32_t bytes);
   // A connection between two endpoints on different nodes, with `reg_count` address
   // registers at each end. Throws std::invalid_argument when VCIs, slots or registers run out.
-  Connection connect(const Endpoint& a, const Endpoint& b, uint32_t reg_count);
+  // Windows may overlap: `shared` names, for either end, a first register (from
+  // alloc_registers) that the end's window starts at instead of fresh registers, so
+  // several connections reach the same registers (a counter every node updates).
+  struct SharedWindows {
+    std::optional<uint32_t> at_a, at_b;
+  };
+  Connection connect(const Endpoint& a, const Endpoint& b, uint32_t reg_count, SharedWindows shared = {});
+  // `count` address registers of `node` that no connection's own window takes, for
+  // shared windows. Throws std::invalid_argument when the card has no more.
+  uint32_t alloc_registers(uint32_t node, uint32_t count);
+  // An address register's value, read or set untimed (set-up, checks after a run).
+  uint32_t register_value(uint32_t node, uint32_t reg) const;
+  void set_register(uint32_t node, uint32_t reg, uint32_t value);
   // The tables are set: every card starts taking cells. Starts the chips and the driver
   // processes (kit::start).
   void go();
@@ -68,6 +81,7 @@ public:
   uint64_t misses_served(uint32_t node) const { return misses_.at(node); }
   uint32_t reg_address(uint32_t reg) const; // SRAM address of address register `reg`
   const kit::ImageView& view() const { return view_; }
+  sim::Cluster& cluster() { return cluster_; }
 
 private:
   host::Op<void> serve(host::Process& p, uint32_t node);
