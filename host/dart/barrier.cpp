@@ -23,8 +23,8 @@ Barrier::Barrier(Driver& driver, sim::Cluster& cluster, std::vector<Member> memb
     // The member's end is a; the coordinator's window is the counter alone.
     const Connection c = driver_.connect(mem.endpoint, home.endpoint, 1, {.at_a = std::nullopt, .at_b = counter_});
     conns_.push_back(c);
-    arrive_[m] = std::make_unique<Ops>(cluster_.node(mem.endpoint.node), *mem.space, c, true, area_ + 4);
-    release_[m] = std::make_unique<Ops>(cluster_.node(home.endpoint.node), *home.space, c, false,
+    arrive_[m] = std::make_unique<Ops>(driver_, *mem.space, c, true, area_ + 4);
+    release_[m] = std::make_unique<Ops>(driver_, *home.space, c, false,
                                         area_ + 4 + (m - 1) * Ops::kScratchBytes);
   }
   episode_.assign(members_.size(), 0);

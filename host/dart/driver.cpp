@@ -27,6 +27,8 @@ Driver::Driver(sim::Cluster& cluster, const kit::ImageView& view)
   regs_.assign(n, 0);
   events_.resize(n);
   misses_.assign(n, 0);
+  slot_pages_.resize(n);
+  faults_.assign(n, 0);
   ev_tail_.assign(n, 0);
   irq_.on(vm::regs::LAN0_SIG_BIT, [this](host::Process& p, uint32_t node) { return serve(p, node); });
 }
@@ -122,6 +124,40 @@ Connection Driver::connect(const Endpoint& a, const Endpoint& b, uint32_t reg_co
   cluster_.atm()->connect(a.node, uint16_t(c.vci_ab), b.node, uint16_t(c.vci_ab));
   cluster_.atm()->connect(b.node, uint16_t(c.vci_ba), a.node, uint16_t(c.vci_ba));
   return c;
+}
+
+uint32_t Driver::map_send_slot(const Connection& c, bool from_a, const host::AddressSpace& space) {
+  const Endpoint& end = from_a ? c.a : c.b;
+  const auto owner = spaces_.at(end.node).find(end.asid);
+  if (owner == spaces_[end.node].end() || owner->second != &space)
+    throw std::invalid_argument("dart: node " + std::to_string(end.node) + ": the address space does not own endpoint " +
+                                std::to_string(end.index) + ", whose send slot it asked for");
+  const uint32_t slot = from_a ? c.slot_a : c.slot_b;
+  const uint32_t page = kSendPages + slot * (1u << kPageShift);
+  slot_pages_[end.node][{&space, page}] = slot;
+  return page;
+}
+
+uint32_t Driver::slot_register(uint32_t node, const host::AddressSpace& space, uint32_t vaddr) {
+  const uint32_t page = vaddr & ~((1u << kPageShift) - 1);
+  const uint32_t offset = vaddr - page;
+  const auto m = slot_pages_.at(node).find({&space, page});
+  if (m == slot_pages_[node].end() || offset >= SendRegisters::kSlotBytes || offset % 4 != 0) {
+    ++faults_[node];
+    throw host::PageFault(vaddr, "a Send Register not mapped in this process's address space (node " +
+                                     std::to_string(node) + ")");
+  }
+  return kSendRegistersBase + m->second * SendRegisters::kSlotBytes + offset;
+}
+
+void Driver::send_register_write(host::Process& p, uint32_t node, const host::AddressSpace& space, uint32_t vaddr,
+                                 uint32_t value) {
+  cluster_.node(node).pio_write_block(p, slot_register(node, space, vaddr), value);
+}
+
+host::Process::Awaiter Driver::send_register_read(host::Process& p, uint32_t node, const host::AddressSpace& space,
+                                                  uint32_t vaddr, uint32_t& out) {
+  return cluster_.node(node).pio_read_block(p, slot_register(node, space, vaddr), out);
 }
 
 void Driver::go() {

@@ -76,6 +76,23 @@ public:
   // processes (kit::start).
   void go();
 
+  // The Send Registers' protection (the paper's "protected, user level interaction"): each
+  // slot's registers are a page of their own, which the driver maps into the address
+  // space owning the sending end's endpoint, and only there. Returns the page's virtual
+  // address in `space` (in a device range above the spaces' memory); throws
+  // std::invalid_argument if `space` does not own that end's endpoint.
+  uint32_t map_send_slot(const Connection& c, bool from_a, const host::AddressSpace& space);
+  // A process's store to (or load from) a Send Register at `vaddr` of `space`: a posted
+  // PIO write to (a PIO read of) its slot. An address not mapped in `space` (another
+  // process's slot, a slot never mapped) is a page fault: host::PageFault is thrown, the
+  // fault counted, and nothing reaches the card.
+  void send_register_write(host::Process& p, uint32_t node, const host::AddressSpace& space, uint32_t vaddr,
+                           uint32_t value);
+  host::Process::Awaiter send_register_read(host::Process& p, uint32_t node, const host::AddressSpace& space,
+                                            uint32_t vaddr, uint32_t& out);
+  uint64_t protection_faults(uint32_t node) const { return faults_.at(node); }
+  static constexpr uint32_t kSendPages = 0xE0000000; // slot s of a node: kSendPages + s * 4096
+
   SendRegisters& send_registers(uint32_t node) { return *send_regs_.at(node); }
   const std::vector<Event>& events(uint32_t node) const { return events_.at(node); }
   uint64_t misses_served(uint32_t node) const { return misses_.at(node); }
@@ -96,6 +113,10 @@ private:
   std::vector<std::set<std::pair<uint32_t, uint32_t>>> pinned_; // per node: (asid, vpage)
   std::vector<std::vector<Event>> events_;
   std::vector<uint64_t> misses_;
+  // Per node: the Send Register pages mapped, by (space, page's virtual address) -> slot.
+  std::vector<std::map<std::pair<const host::AddressSpace*, uint32_t>, uint32_t>> slot_pages_;
+  std::vector<uint64_t> faults_;
+  uint32_t slot_register(uint32_t node, const host::AddressSpace& space, uint32_t vaddr); // chip address
   std::vector<uint32_t> ev_tail_;
   uint32_t next_vci_ = 32; // below: reserved (ATM's signalling and management VCIs)
 };

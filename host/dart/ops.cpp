@@ -7,9 +7,9 @@
 
 namespace lanaikit::dart {
 
-Ops::Ops(sim::Node& node, host::AddressSpace& space, const Connection& c, bool from_a, uint32_t scratch)
-    : node_(node), space_(space), base_(from_a ? c.a.base : c.b.base), scratch_(scratch),
-      sender_(node, c, from_a) {
+Ops::Ops(Driver& driver, host::AddressSpace& space, const Connection& c, bool from_a, uint32_t scratch)
+    : node_(driver.cluster().node(from_a ? c.a.node : c.b.node)), space_(space), base_(from_a ? c.a.base : c.b.base),
+      scratch_(scratch), sender_(driver, space, c, from_a) {
   const uint32_t bytes = from_a ? c.a.bytes : c.b.bytes;
   if (scratch % 4 != 0 || scratch > bytes || bytes - scratch < kScratchBytes)
     throw std::invalid_argument("dart::Ops: the scratch area must be word-aligned and lie inside the endpoint");

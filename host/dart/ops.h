@@ -26,7 +26,7 @@ public:
   static constexpr uint32_t kScratchBytes = kStaging * 32 + 32;
 
   // The end `from_a` of connection `c`; `space` is that end's address space.
-  Ops(sim::Node& node, host::AddressSpace& space, const Connection& c, bool from_a, uint32_t scratch);
+  Ops(Driver& driver, host::AddressSpace& space, const Connection& c, bool from_a, uint32_t scratch);
 
   // <reg> += delta at the other end; the value before.
   host::Op<uint32_t> fetch_and_add(host::Process& p, uint32_t reg, uint32_t delta);

@@ -14,8 +14,9 @@ namespace lanaikit::dart {
 
 class Sender {
 public:
-  // The end `from_a` (a's side: slot_a on vci_ab) of connection `c`.
-  Sender(sim::Node& node, const Connection& c, bool from_a);
+  // The end `from_a` (a's side: slot_a on vci_ab) of connection `c`, for a process of
+  // `space`, which must own that end's endpoint: the driver maps the slot's page into it.
+  Sender(Driver& driver, const host::AddressSpace& space, const Connection& c, bool from_a);
 
   // Queues one cell: `control`'s words and `size` (0..32) bytes at `offset` in the sending
   // endpoint. With SendRegisters::kSlotDepth sends of this slot possibly still queued on
@@ -29,8 +30,10 @@ public:
 private:
   void write_if_changed(host::Process& p, std::optional<uint32_t>& cached, uint32_t reg, uint32_t value);
 
-  sim::Node& node_;
-  uint32_t slot_addr_;
+  Driver& driver_;
+  const host::AddressSpace& space_;
+  uint32_t node_;
+  uint32_t slot_page_; // the slot's registers, virtual in space_
   std::optional<uint32_t> op_, operand_, index_, regops_, offset_;
   uint64_t issued_ = 0, sent_seen_ = 0, waits_ = 0;
 };

@@ -64,7 +64,7 @@ TEST(DartDriver, FirstTouchesMissTheCardsTlbAndTheDriverServesThem) {
   World w;
   bool done = false;
   w.cluster->node(0).spawn("writer", [&](host::Process& p) -> host::Task {
-    dart::Sender s(w.cluster->node(0), w.conn, true);
+    dart::Sender s(*w.driver, *w.space[0], w.conn, true);
     for (uint32_t m = 0; m < 8; ++m) {
       const uint32_t off = (m / 2) * 4096 + (m % 2) * 64; // two blocks per page
       w.space[0]->copy_in(w.ep[0].base + 0x800, message(m)); // the source: one block
@@ -90,7 +90,7 @@ TEST(DartDriver, ARemoteReadThroughTheLibrary) {
   w.space[1]->copy_in(w.ep[1].base + 0x1230, message(5));
   bool done = false;
   w.cluster->node(0).spawn("reader", [&](host::Process& p) -> host::Task {
-    dart::Sender s(w.cluster->node(0), w.conn, true);
+    dart::Sender s(*w.driver, *w.space[0], w.conn, true);
     std::vector<uint8_t> where(4);
     store_be32(where.data(), 0x600); // data word 0: where the answer goes in my endpoint
     w.space[0]->copy_in(w.ep[0].base + 0x40, where);
@@ -111,7 +111,7 @@ TEST(DartDriver, ABurstNeverOverrunsTheSendSlot) {
   World w;
   bool done = false;
   w.cluster->node(0).spawn("burst", [&](host::Process& p) -> host::Task {
-    dart::Sender s(w.cluster->node(0), w.conn, true);
+    dart::Sender s(*w.driver, *w.space[0], w.conn, true);
     w.space[0]->copy_in(w.ep[0].base, message(9));
     co_await p.sync();
     for (uint32_t m = 0; m < 40; ++m)
@@ -135,7 +135,7 @@ TEST(DartDriver, ABlockTransferThroughTheSendRegisters) {
   w.space[0]->copy_in(w.ep[0].base + 0xC00, block); // 0xC00 .. 0x17B8: two pages
   bool done = false;
   w.cluster->node(0).spawn("block", [&](host::Process& p) -> host::Task {
-    dart::Sender s(w.cluster->node(0), w.conn, true);
+    dart::Sender s(*w.driver, *w.space[0], w.conn, true);
     co_await p.sync();
     co_await s.send(p, Cell::make(Op::WriteMultiple, 0, Amode::Direct, 0x2F00), 0xC00, 3000);
     co_await p.wait(w.cluster->node(1).memory_watch(), [&] { return w.read(1, 0x2F00, 3000) == block; });
@@ -146,6 +146,55 @@ TEST(DartDriver, ABlockTransferThroughTheSendRegisters) {
   EXPECT_EQ(kit::peek(w.cluster->node(1), w.view->ref("dart.counters.bad_block")), 0u);
   EXPECT_EQ(w.read(1, 0x2F00 - 4, 4), std::vector<uint8_t>(4, 0));
   EXPECT_EQ(w.read(1, 0x2F00 + 3000, 4), std::vector<uint8_t>(4, 0));
+}
+
+} // namespace
+} // namespace lanaikit
+
+namespace lanaikit {
+namespace {
+
+// Two processes on node 0, each with its own address space, endpoint and connection to
+// node 1: neither can be given the other's send slot, and a store to the other's Send
+// Register page faults without reaching the card; the owner's sends are unharmed.
+TEST(DartDriver, AProcessCannotWriteAnotherConnectionsSendRegisters) {
+  World w;
+  host::AddressSpace intruder_space(w.cluster->node(0).memory());
+  const dart::Endpoint intruder_ep = w.driver->open_endpoint(0, intruder_space, 4096);
+  const dart::Connection intruder_conn = w.driver->connect(intruder_ep, w.ep[1], 1);
+  EXPECT_THROW(dart::Sender(*w.driver, intruder_space, w.conn, true), std::invalid_argument);
+  EXPECT_THROW(dart::Sender(*w.driver, *w.space[0], intruder_conn, true), std::invalid_argument);
+  const uint32_t victim_page = w.driver->map_send_slot(w.conn, true, *w.space[0]);
+  uint32_t faults_seen = 0;
+  bool done = false;
+  w.cluster->node(0).spawn("intruder", [&](host::Process& p) -> host::Task {
+    // Its own slot's page is mapped for it; the victim's page (the same virtual address
+    // in the victim's space) and every other device page are not.
+    dart::Sender mine(*w.driver, intruder_space, intruder_conn, true);
+    for (const uint32_t vaddr : {victim_page + dart::SendRegisters::SIZE, victim_page + dart::SendRegisters::OP,
+                                 dart::Driver::kSendPages + 15 * 4096u}) {
+      try {
+        w.driver->send_register_write(p, 0, intruder_space, vaddr, 32);
+      } catch (const host::PageFault&) {
+        ++faults_seen;
+      }
+    }
+    co_await p.sync();
+  });
+  w.cluster->node(0).spawn("owner", [&](host::Process& p) -> host::Task {
+    dart::Sender s(*w.driver, *w.space[0], w.conn, true);
+    w.space[0]->copy_in(w.ep[0].base + 0x800, message(3));
+    co_await p.sync();
+    co_await s.send(p, Cell::make(Op::Write, 0xFF, Amode::Direct, 0x40), 0x800, 32);
+    co_await p.wait(w.cluster->node(1).memory_watch(), [&] { return w.read(1, 0x40, 32) == message(3); });
+    done = true;
+  });
+  w.run([&] { return done; });
+  EXPECT_EQ(faults_seen, 3u);
+  EXPECT_EQ(w.driver->protection_faults(0), 3u);
+  EXPECT_EQ(w.driver->send_registers(0).busy_refused(), 0u);
+  EXPECT_EQ(kit::peek(w.cluster->node(0), w.view->ref("dart.counters.sends")), 1u); // the owner's only
+  EXPECT_EQ(kit::peek(w.cluster->node(1), w.view->ref("dart.counters.writes")), 1u);
 }
 
 } // namespace

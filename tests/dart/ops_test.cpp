@@ -65,7 +65,7 @@ TEST(DartOps, FetchAndAddSwapAndCompareAndSwapReturnTheOldValue) {
   std::vector<uint32_t> got;
   bool done = false;
   w.cluster->node(0).spawn("ops", [&](host::Process& p) -> host::Task {
-    dart::Ops ops(w.cluster->node(0), *w.space[0], c, true, kScratch);
+    dart::Ops ops(*w.driver, *w.space[0], c, true, kScratch);
     got.push_back(co_await ops.fetch_and_add(p, 2, 5));          // 100 -> 105
     got.push_back(co_await ops.fetch_and_add(p, 2, uint32_t(-1))); // 105 -> 104
     got.push_back(co_await ops.swap(p, 2, 7));                   // 104 -> 7
@@ -90,7 +90,7 @@ TEST(DartOps, RemoteReadsOfWordsAndOfABlock) {
   w.driver->go();
   bool done = false;
   w.cluster->node(0).spawn("reader", [&](host::Process& p) -> host::Task {
-    dart::Ops ops(w.cluster->node(0), *w.space[0], c, true, kScratch);
+    dart::Ops ops(*w.driver, *w.space[0], c, true, kScratch);
     co_await ops.read(p, 0x100, 20, 0x40);          // 5 words
     co_await ops.read_block(p, 0x100, 4000, 0x1000); // a block across pages, then the tag
     done = true;
@@ -146,7 +146,7 @@ TEST(DartOps, ADelayedActionQueueAccumulatesUntilTheOwnerDrainsIt) {
   uint32_t posted = 0;
   for (uint32_t n : {1u, 2u})
     w.cluster->node(n).spawn("poster", [&, n](host::Process& p) -> host::Task {
-      dart::Ops ops(w.cluster->node(n), *w.space[n], n == 1 ? c1 : c2, true, kScratch);
+      dart::Ops ops(*w.driver, *w.space[n], n == 1 ? c1 : c2, true, kScratch);
       for (uint32_t i = 0; i < 6; ++i) {
         const std::vector<uint32_t> entry{n, i, n * 100 + i}; // named: GCC 12, braced lists and co_await
         co_await q.post(p, ops, entry, 0x55);
