@@ -10,6 +10,8 @@
 #include "sim/cluster.h"
 #include "sim/platform.h"
 
+#include <algorithm>
+
 namespace lanaikit::test {
 
 inline const assembler::FirmwareImage& image() {
@@ -26,7 +28,10 @@ inline sim::ClusterParams dart_cluster(bool with_switch = false, int link = -1, 
   sim::ClusterParams cp = sim::cluster_params(dart, nodes, sim::NicChoice::of(vmmc));
   net::AtmNetworkConfig atm;
   atm.link = link < 0 ? dart.cells->link : dart.cells->projected.at(size_t(link));
-  if (with_switch) atm.cell_switch = net::CellSwitchConfig{};
+  if (with_switch) {
+    atm.cell_switch = net::CellSwitchConfig{};
+    atm.cell_switch->ports = std::max<uint32_t>(atm.cell_switch->ports, nodes);
+  }
   cp.atm = atm;
   return cp;
 }
