@@ -27,6 +27,7 @@ Driver::Driver(sim::Cluster& cluster, const kit::ImageView& view)
   regs_.assign(n, 0);
   events_.resize(n);
   misses_.assign(n, 0);
+  for (uint32_t i = 0; i < n; ++i) event_watch_.push_back(std::make_unique<host::WaitList>());
   slot_pages_.resize(n);
   faults_.assign(n, 0);
   ev_tail_.assign(n, 0);
@@ -185,7 +186,10 @@ host::Op<void> Driver::serve(host::Process& p, uint32_t n) {
     co_await node.pio_read_word(p, e.field("a").addr(), ev.a);
     co_await node.pio_read_word(p, e.field("b").addr(), ev.b);
     events_[n].push_back(ev);
-    if (ev.kind != view_.constant32("DartEventKind.TLB_MISS")) continue;
+    if (ev.kind != view_.constant32("DartEventKind.TLB_MISS")) {
+      if (handler_) handler_(n, ev);
+      continue;
+    }
     const auto s = spaces_[n].find(ev.a);
     if (s == spaces_[n].end()) continue; // no such space: the card stays parked, visibly
     const uint32_t vpage = ev.b >> kPageShift;
@@ -201,6 +205,7 @@ host::Op<void> Driver::serve(host::Process& p, uint32_t n) {
   }
   node.pio_write_word(p, view_.ref("dart.ev_tail").addr(), head);
   if (missed) node.pio_write_word(p, view_.ref("dart.resume").addr(), seq);
+  event_watch_[n]->notify();
 }
 
 } // namespace lanaikit::dart

@@ -17,6 +17,7 @@
 #include "sim/cluster.h"
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -94,7 +95,15 @@ public:
   static constexpr uint32_t kSendPages = 0xE0000000; // slot s of a node: kSendPages + s * 4096
 
   SendRegisters& send_registers(uint32_t node) { return *send_regs_.at(node); }
+  // Every event the card posted, in order (the driver reads them in its interrupt service).
   const std::vector<Event>& events(uint32_t node) const { return events_.at(node); }
+  // The interrupt handlers for conditionals, exceptions, unknown opcodes and failed
+  // blocks: `handler` runs in the driver's service (at its time, after the event's PIO
+  // reads) for each such event, TLB misses being the driver's own business; then
+  // event_watch(node) is notified, so a process can wait for what a handler recorded.
+  using EventHandler = std::function<void(uint32_t node, const Event&)>;
+  void on_event(EventHandler handler) { handler_ = std::move(handler); }
+  host::WaitList& event_watch(uint32_t node) { return *event_watch_.at(node); }
   uint64_t misses_served(uint32_t node) const { return misses_.at(node); }
   uint32_t reg_address(uint32_t reg) const; // SRAM address of address register `reg`
   const kit::ImageView& view() const { return view_; }
@@ -113,6 +122,8 @@ private:
   std::vector<std::set<std::pair<uint32_t, uint32_t>>> pinned_; // per node: (asid, vpage)
   std::vector<std::vector<Event>> events_;
   std::vector<uint64_t> misses_;
+  EventHandler handler_;
+  std::vector<std::unique_ptr<host::WaitList>> event_watch_;
   // Per node: the Send Register pages mapped, by (space, page's virtual address) -> slot.
   std::vector<std::map<std::pair<const host::AddressSpace*, uint32_t>, uint32_t>> slot_pages_;
   std::vector<uint64_t> faults_;

@@ -175,5 +175,74 @@ TEST(DartOps, ADelayedActionQueueAccumulatesUntilTheOwnerDrainsIt) {
   EXPECT_EQ(w.counter(0, "bad_bound"), 0u);
 }
 
+// Priority queueing: one delayed-action queue per priority at the owner, each poster
+// attached to both; the owner drains the higher one first, whatever the arrival order.
+TEST(DartOps, PriorityQueueingIsOneQueuePerPriorityDrainedHighestFirst) {
+  World w(2, false);
+  dart::DelayedQueue high(*w.driver, w.ep[0], *w.space[0], 0x1000, 8, 2);
+  dart::DelayedQueue low(*w.driver, w.ep[0], *w.space[0], 0x2000, 8, 2);
+  const dart::Connection ch = high.attach(w.ep[1]);
+  const dart::Connection cl = low.attach(w.ep[1]);
+  w.driver->go();
+  bool posted = false;
+  w.cluster->node(1).spawn("poster", [&](host::Process& p) -> host::Task {
+    dart::Ops to_high(*w.driver, *w.space[1], ch, true, kScratch);
+    dart::Ops to_low(*w.driver, *w.space[1], cl, true, kScratch + dart::Ops::kScratchBytes);
+    for (uint32_t i = 0; i < 6; ++i) {
+      const std::vector<uint32_t> entry{i};
+      if (i % 3 == 0) co_await high.post(p, to_high, entry);
+      else co_await low.post(p, to_low, entry);
+    }
+    posted = true;
+  });
+  w.run([&] { return posted && w.counter(0, "writes") == 6; });
+  std::vector<uint32_t> order;
+  bool drained = false;
+  w.cluster->node(0).spawn("owner", [&](host::Process& p) -> host::Task {
+    for (dart::DelayedQueue* q : {&high, &low})
+      for (const auto& e : co_await q->drain(p)) order.push_back(e[0]);
+    drained = true;
+  });
+  w.run([&] { return drained; });
+  EXPECT_EQ(order, (std::vector<uint32_t>{0, 3, 1, 2, 4, 5}));
+}
+
+// The driver's handlers for what the card reports to the host: a conditional that fires
+// and a software exception reach the handler of the receiving node, in order, and a
+// process waiting on event_watch wakes.
+TEST(DartOps, ConditionalsAndExceptionsReachTheDriversHandler) {
+  World w(2, false);
+  const dart::Connection c = w.driver->connect(w.ep[0], w.ep[1], 2);
+  std::vector<std::pair<uint32_t, dart::Event>> seen;
+  w.driver->on_event([&](uint32_t node, const dart::Event& e) { seen.push_back({node, e}); });
+  w.driver->go();
+  bool woke = false;
+  w.cluster->node(1).spawn("waiter", [&](host::Process& p) -> host::Task {
+    const std::function<bool()> two = [&] { return seen.size() >= 2; };
+    co_await p.wait(w.driver->event_watch(1), two);
+    woke = true;
+  });
+  w.cluster->node(0).spawn("sender", [&](host::Process& p) -> host::Task {
+    dart::Ops ops(*w.driver, *w.space[0], c, true, kScratch);
+    const std::vector<uint32_t> none; // (named: GCC 12, braced lists and co_await)
+    // NOP: <i> += 5, then if <i> >= 5 interrupt; then an exception with operand 0x77.
+    co_await ops.send(p, Cell::make(dart::Op::Nop, 0, dart::Amode::Direct, 5)
+                             .regs(0)
+                             .reg_ops(dart::RegOp::Add, dart::Sel::I, dart::Src::Operand)
+                             .cond(dart::Cmp::Geu, dart::Sel::I, dart::Src::Operand),
+                      none);
+    const std::vector<uint32_t> value{0x1234};
+    co_await ops.send(p, Cell::make(dart::Op::Exception, 0, dart::Amode::Direct, 0x77), value);
+  });
+  w.run([&] { return woke; });
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_EQ(seen[0].first, 1u);
+  EXPECT_EQ(seen[0].second.kind, w.view->constant32("DartEventKind.COND"));
+  EXPECT_EQ(seen[0].second.a, 5u); // the register's value
+  EXPECT_EQ(seen[1].second.kind, w.view->constant32("DartEventKind.EXCEPTION"));
+  EXPECT_EQ(seen[1].second.a, 0x77u);
+  EXPECT_EQ(seen[1].second.b, 0x1234u);
+}
+
 } // namespace
 } // namespace lanaikit
