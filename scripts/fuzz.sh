@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs one of the libFuzzer targets of tests/fuzz (README there says what each checks).
-#   scripts/fuzz.sh [TARGET] [SECONDS]    TARGET: fw (default), image, link, cpu, lua, packet;
+#   scripts/fuzz.sh [TARGET] [SECONDS]    TARGET: fw (default), image, link, cpu, lua, packet,
+#                                         cell;
 #                                         SECONDS default 60; FUZZ_SEED=N fixes the seed
 # Configures build-fuzz with clang-14 and -DLANAIKIT_FUZZ=ON, builds only that target, and
 # runs it over build-fuzz/corpus-TARGET (fw: build-fuzz/corpus), seeded from the checked-in
@@ -36,7 +37,9 @@ case "$target" in
   lua)    corpus="$dir/corpus-lua"; seeds=tests/fuzz/corpus-lua; opts=(-max_len=1024 -timeout=30) ;;
   packet) corpus="$dir/corpus-packet"; seeds=tests/fuzz/corpus-packet
           opts=(-max_len=20000 -timeout=120) ;;
-  *) echo "fuzz.sh: unknown target '$target' (fw, image, link, cpu, lua, packet)" >&2; exit 2 ;;
+  # cell: an input is a DART cluster's run of up to a few hundred cells (tens of ms).
+  cell)   corpus="$dir/corpus-cell"; seeds=tests/fuzz/corpus-cell; opts=(-max_len=16384 -timeout=60) ;;
+  *) echo "fuzz.sh: unknown target '$target' (fw, image, link, cpu, lua, packet, cell)" >&2; exit 2 ;;
 esac
 binary="$dir/tests/fuzz/${target}_fuzz"
 
