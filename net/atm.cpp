@@ -176,6 +176,7 @@ void CellLink::try_transmit() {
 
 void CellLink::cell_arrived(const Cell& cell) {
   ++counters_.cells_received;
+  if (tap_) tap_(kernel_.now(), cell.bytes);
   const uint8_t* h = cell.bytes.data();
   const uint16_t vci = cell_header_vci(h);
   if (config_.deliver_cells || config_.raw_vcis.count(vci)) {

@@ -47,6 +47,7 @@
 #include <array>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <random>
 #include <set>
@@ -126,6 +127,12 @@ public:
   const CellLinkConfig& config() const { return config_; }
   const std::string& name() const { return name_; }
   const CellLinkCounters& counters() const { return counters_; }
+  // Called for every cell that arrives at the receiving end, at its arrival (its last bit
+  // in), with its 53 bytes as on the wire (header with HEC, payload; a corrupted cell as
+  // corrupted); dropped cells never arrive. For captures (report/pcapng.h). One tap per
+  // link; an empty function removes it.
+  using CellTap = std::function<void(sim::Time, std::span<const uint8_t, kCellBytes>)>;
+  void set_tap(CellTap fn) { tap_ = std::move(fn); }
 
   void set_sink(PacketSink* sink) { sink_ = sink; }
   void sink_ready();
@@ -175,6 +182,7 @@ private:
   std::string name_;
   CellLinkCounters counters_;
   PacketSink* sink_ = nullptr;
+  CellTap tap_;
   std::mt19937_64 rng_;
   unsigned __int128 cell_num_; // 424 * den * 10^12: cells_time(n) = n * cell_num_ / cell_den_
   unsigned __int128 cell_den_; // line_bits_per_s * num

@@ -40,6 +40,9 @@ public:
   CellLink& node_tx(uint32_t node) { return *tx_.at(node); }
   CellLink& node_rx(uint32_t node) { return *rx_.at(node); }
   CellSwitch* cell_switch() { return switch_.get(); }
+  // Every link once (node to node, or node to switch and switch to node).
+  size_t link_count() const { return links_.size(); }
+  CellLink& link_at(size_t i) { return *links_.at(i); }
   // The shortest time from a cell handed to a link to its arrival anywhere: the lookahead
   // this network allows the chips (a link's latency; its wire time only adds to it).
   sim::Time min_latency() const { return config_.link.latency_ps; }

@@ -1,5 +1,6 @@
 #include "report/pcapng.h"
 
+#include "net/atm.h"
 #include "net/link.h"
 
 #include <ostream>
@@ -63,10 +64,10 @@ PcapngWriter::PcapngWriter(std::ostream& out) : out_(out) {
   b.write(out_);
 }
 
-uint32_t PcapngWriter::add_interface(const std::string& name) {
+uint32_t PcapngWriter::add_interface(const std::string& name, uint16_t link_type) {
   if (name.size() > 0xFFFF) throw std::invalid_argument("pcapng: interface name longer than 65535 bytes");
   Block b(kIdb);
-  b.u16(kLinktypeUser0);
+  b.u16(link_type);
   b.u16(0); // reserved
   b.u32(0); // snap length: no limit
   if (!name.empty()) b.option(kOptIfName, name);
@@ -105,6 +106,14 @@ uint32_t PcapngWriter::capture(net::Link& link) {
   const uint32_t iface = add_interface(link.name());
   link.set_tap([this, iface](const net::Packet& p, sim::Time t, bool crc_ok) {
     packet(iface, t, p.bytes, !crc_ok);
+  });
+  return iface;
+}
+
+uint32_t PcapngWriter::capture(net::CellLink& link) {
+  const uint32_t iface = add_interface(link.name(), kLinktypeUser1);
+  link.set_tap([this, iface](sim::Time t, std::span<const uint8_t, net::kCellBytes> cell) {
+    packet(iface, t, cell, false);
   });
   return iface;
 }

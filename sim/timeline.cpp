@@ -60,12 +60,17 @@ Timeline::Timeline(Cluster& cluster, std::ostream* trace, std::ostream* pcap, re
       }
     });
   }
+  // An ATM network's cells (DART): every cell on every cell link, in the capture.
+  if (net::AtmNetwork* atm = cluster.atm(); atm && pcap_)
+    for (size_t l = 0; l < atm->link_count(); ++l) pcap_->capture(atm->link_at(l));
 }
 
 Timeline::~Timeline() {
   for (size_t i = 0; i < listeners_.size(); ++i) cluster_.node(uint32_t(i)).chip().remove_event_listener(listeners_[i]);
   net::Network& net = cluster_.network();
   for (size_t l = 0; l < net.link_count(); ++l) net.link_at(l).set_tap(nullptr);
+  if (net::AtmNetwork* atm = cluster_.atm())
+    for (size_t l = 0; l < atm->link_count(); ++l) atm->link_at(l).set_tap(nullptr);
   if (!finished_) finish();
 }
 

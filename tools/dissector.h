@@ -30,4 +30,14 @@ struct DissectorOptions {
 // show).
 std::string wireshark_dissector(const assembler::FirmwareImage& image, const DissectorOptions& o);
 
+// A plugin for ATM cells (LINKTYPE_USER1 captures: the 53 bytes of each cell, report/
+// pcapng.h) whose 48-byte payload is the struct `o.header` (DART's DartCell): the cell
+// header's fields (GFC, VPI, VCI, PTI, CLP, HEC), then the struct field by field for a
+// cell that is a PDU of its own (end-of-SDU, the previous cell on its VCI ended a PDU
+// too: a one-cell message, such as a control cell), or the payload as bytes for a cell
+// inside a multi-cell AAL5 frame (block data; tracked per VCI in capture order). `magic`
+// is unused; `protocol` defaults to the struct's name without "Cell", lower case. Throws
+// std::invalid_argument if the struct is not 48 bytes or cannot be shown.
+std::string wireshark_cell_dissector(const assembler::FirmwareImage& image, const DissectorOptions& o);
+
 } // namespace lanaikit::tools
