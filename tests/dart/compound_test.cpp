@@ -101,17 +101,9 @@ TEST(DartCompound, ABlockReadMissParksUntilTheDriverFillsTheEntry) {
   DartBench b;
   b.unmap(1, 1);
   uint32_t misses = 0;
-  b.h.on_interrupt(1, vm::regs::LAN0_SIG_BIT, [&] {
-    if (!b.h.take_isr(1, vm::regs::LAN0_SIG_BIT)) return;
-    while (b.get(1, "dart.ev_tail") < b.get(1, "dart.ev_head")) {
-      const uint64_t t = b.get(1, "dart.ev_tail");
-      if (b.get(1, "dart_events[" + std::to_string(t % 64) + "].kind") == b.h.constant("DartEventKind.TLB_MISS")) {
-        ++misses;
-        b.map(1, 1);
-        b.set(1, "dart.resume", b.get(1, "dart.miss_seq"));
-      }
-      b.set(1, "dart.ev_tail", t + 1);
-    }
+  b.serve_misses(1, [&](const std::string&) {
+    ++misses;
+    b.map(1, 1);
   });
   Cell r = Cell::make(READ_MULTIPLE, 0, DIRECT, 0xF00);
   r.data[0] = 0x100;

@@ -16,6 +16,7 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -105,6 +106,23 @@ public:
     h.run([&] { return get(n, "dart.counters.cells") >= cells; }, 20 * sim::kMillisecond);
   }
   uint64_t counter(uint32_t n, const std::string& name) { return get(n, "dart.counters." + name); }
+  // The driver's part on node n, done by the bench: on each LAN0 signal, every new event;
+  // for a TLB miss, `on_miss(event path)` (which makes the page resident: map()), then
+  // the parked cell resumed.
+  void serve_misses(uint32_t n, std::function<void(const std::string&)> on_miss) {
+    h.on_interrupt(n, vm::regs::LAN0_SIG_BIT, [this, n, on_miss] {
+      if (!h.take_isr(n, vm::regs::LAN0_SIG_BIT)) return;
+      while (get(n, "dart.ev_tail") < get(n, "dart.ev_head")) {
+        const uint64_t t = get(n, "dart.ev_tail");
+        const std::string e = "dart_events[" + std::to_string(t % 64) + "]";
+        if (get(n, e + ".kind") == h.constant("DartEventKind.TLB_MISS")) {
+          on_miss(e);
+          set(n, "dart.resume", get(n, "dart.miss_seq"));
+        }
+        set(n, "dart.ev_tail", t + 1);
+      }
+    });
+  }
   // Every word of node n's endpoint outside [lo, hi) is still the background.
   void expect_untouched_outside(uint32_t n, uint32_t lo, uint32_t hi) {
     for (uint32_t off = 0; off < kBound; off += 4)

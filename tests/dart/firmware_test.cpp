@@ -121,21 +121,11 @@ TEST(DartFirmware, ATlbMissParksTheCellUntilTheDriverFillsTheEntryAndLosesNothin
   DartBench b;
   b.unmap(1, 2);
   uint32_t misses = 0;
-  b.h.on_interrupt(1, vm::regs::LAN0_SIG_BIT, [&] {
-    if (!b.h.take_isr(1, vm::regs::LAN0_SIG_BIT)) return;
-    // The driver: every new event; a miss makes the page resident and resumes.
-    while (b.get(1, "dart.ev_tail") < b.get(1, "dart.ev_head")) {
-      const uint64_t t = b.get(1, "dart.ev_tail");
-      const std::string e = "dart_events[" + std::to_string(t % 64) + "]";
-      if (b.get(1, e + ".kind") == b.h.constant("DartEventKind.TLB_MISS")) {
-        ++misses;
-        EXPECT_EQ(b.get(1, e + ".a"), kAsid);
-        EXPECT_EQ(b.get(1, e + ".b"), kVa + 2 * 4096);
-        b.map(1, 2);
-        b.set(1, "dart.resume", b.get(1, "dart.miss_seq"));
-      }
-      b.set(1, "dart.ev_tail", t + 1);
-    }
+  b.serve_misses(1, [&](const std::string& e) {
+    ++misses;
+    EXPECT_EQ(b.get(1, e + ".a"), kAsid);
+    EXPECT_EQ(b.get(1, e + ".b"), kVa + 2 * 4096);
+    b.map(1, 2);
   });
   b.send(with_data(Cell::make(WRITE, 0xFF, DIRECT, 0x2040), 0x700)); // page 2: a miss
   b.send(with_data(Cell::make(WRITE, 0xFF, DIRECT, 0x0040), 0x800)); // behind it, page 0
