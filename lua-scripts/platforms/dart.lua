@@ -3,6 +3,11 @@
 -- ../shared/design/PLATFORMS.md, section "DART (002)".
 -- The paper's adapter is an ATM card (Fore TCA-100) driven in-kernel, not a LANai: no
 -- `nic` section; an experiment chooses the NIC that runs DART's operation logic.
+-- No `pci` section either: the paper targets PCI ("We are targeting the PCI bus") but gives
+-- no host or PCI figure. DART's experiments (lua-scripts/dart/, tests/dart/) borrow
+-- vmmc.lua's LANai 4.1 (33 MHz) and its PCI figures, the closest sourced ones of the era
+-- (NicChoice::of(vmmc): the NIC and, for a platform without `pci`, its PCI), and say so in
+-- what they print; no number here or there is fitted to DART's results.
 -- A field left out takes lanaikit's default (the C++ struct's); the commented-out lines
 -- say which and why, and load_platform lists them in Platform::defaulted.
 return {
