@@ -32,6 +32,13 @@ for _, mhz in ipairs(o.mhz) do
   r.oc3_switch = measure(mhz, 1, true).one_way_us
   r.oc12_switch = measure(mhz, 2, true).one_way_us
   r.oc12_direct = measure(mhz, 2, false).one_way_us
+  -- A faster clock never makes a message slower.
+  local prev = rows[#rows]
+  if prev then
+    for _, k in ipairs { "oc3_switch", "oc12_switch", "oc12_direct" } do
+      assert(r[k] <= prev[k], ("clock_sweep.lua: %s slower at %d MHz than at %d MHz"):format(k, mhz, prev.mhz))
+    end
+  end
   rows[#rows + 1] = r
 end
 io.write(("DART 32-byte one-way latency (us) against the NIC clock (%s.lua's LANai, PCI and host; only the clock changes)\n\n"):format(o.nic))

@@ -38,6 +38,8 @@ for _, l in ipairs(links) do
     r[sw and "switch_us" or "direct_us"] = res.one_way_us
     parts[#parts + 1] = { name = l.name .. (sw and ", one switch" or ", back to back"), parts = res.parts }
   end
+  -- The switch adds a second cell time, a link and its transit: never less.
+  assert(r.switch_us > r.direct_us, "latency.lua: the switch made it faster")
   r.paper = l.paper and ("%.1f / %.0f (%s)"):format(l.paper, l.paper_sw, l.note)
             or ("< %.0f through one switch (%s)"):format(l.paper_sw, (l.note:gsub(": under", "")))
   r.meets = l.paper and "-" or (r.switch_us < l.paper_sw and "yes" or "no")
