@@ -57,12 +57,62 @@ std::optional<NicChoice> nic_choice(lua_State* L, Runtime::Impl& rt, const Table
   }
 }
 
+// The `atm` argument (DART): an ATM network beside the source-routed one, on the
+// platform's `cells` section: { link = "line" (the testbed's own link, default) or k (its
+// k-th projected link, 1-based), switch = false (two nodes back to back, default), true
+// (net::CellSwitchConfig's defaults) or { ports =, transit_ns =, output_buffer_cells = } }.
+std::optional<net::AtmNetworkConfig> atm_choice(const Args& a, const TableArg& t, const Platform& plat) {
+  lua_State* L = a.state();
+  const int ty = t.push("atm");
+  PopOnExit pop{L};
+  if (ty == LUA_TNIL) return std::nullopt;
+  if (ty != LUA_TTABLE) t.fail("atm", "expected a table { link = \"line\" or k, switch = ... }, got " + describe(L, -1));
+  if (!plat.cells) t.fail("atm", "the platform '" + plat.name + "' has no `cells` section (an ATM link to use)");
+  const TableArg at(a, 1, lua_gettop(L), "atm");
+  at.only({"link", "switch"});
+  net::AtmNetworkConfig cfg;
+  cfg.link = plat.cells->link;
+  const int lt = at.push("link");
+  {
+    PopOnExit pop_link{L};
+    if (lt == LUA_TSTRING) {
+      if (std::string(lua_tostring(L, -1)) != "line")
+        at.fail("link", "expected \"line\" or the index of a projected link, got \"" +
+                            std::string(lua_tostring(L, -1)) + "\"");
+    } else if (lt == LUA_TNUMBER) {
+      const lua_Integer k = lua_isinteger(L, -1) ? lua_tointeger(L, -1) : 0;
+      const size_t n = plat.cells->projected.size();
+      if (k < 1 || size_t(k) > n)
+        at.fail("link", "expected a projected link's index in 1.." + std::to_string(n) + ", got " + describe(L, -1));
+      cfg.link = plat.cells->projected[size_t(k - 1)];
+    } else if (lt != LUA_TNIL) {
+      at.fail("link", "expected \"line\" or the index of a projected link, got " + describe(L, -1));
+    }
+  }
+  const int st = at.push("switch");
+  PopOnExit pop_switch{L};
+  if (st == LUA_TBOOLEAN) {
+    if (lua_toboolean(L, -1)) cfg.cell_switch = net::CellSwitchConfig{};
+  } else if (st == LUA_TTABLE) {
+    const TableArg sw(a, 1, lua_gettop(L), "atm.switch");
+    sw.only({"ports", "transit_ns", "output_buffer_cells"});
+    net::CellSwitchConfig c;
+    if (auto v = sw.opt_positive("ports")) c.ports = uint32_t(*v);
+    if (auto v = sw.opt_time_ns("transit_ns")) c.transit_ps = *v;
+    if (auto v = sw.opt_positive("output_buffer_cells")) c.output_buffer_cells = uint32_t(*v);
+    cfg.cell_switch = c;
+  } else if (st != LUA_TNIL) {
+    at.fail("switch", "expected a boolean or { ports =, transit_ns =, output_buffer_cells = }, got " + describe(L, -1));
+  }
+  return cfg;
+}
+
 int lk_cluster(lua_State* L) {
   Args a(L, "lk.cluster");
   Runtime::Impl& rt = runtime_of(L);
   const TableArg t = a.table(1);
   t.only({"platform", "nodes", "topology", "nodes_per_switch", "spines", "max_batch", "host_pages",
-          "stop_on_fault", "nic", "stack_guard"});
+          "stop_on_fault", "nic", "stack_guard", "atm"});
   const uint32_t nodes = uint32_t(t.opt_positive("nodes").value_or(2));
   if (nodes > 4096) t.fail("nodes", "at most 4096 nodes");
   Platform plat;
@@ -106,6 +156,7 @@ int lk_cluster(lua_State* L) {
       t.fail("stack_guard", "expected a multiple of 4 below 2 GiB (0 for none), got " + std::to_string(*v));
     params.node.chip.stack_guard_bytes = uint32_t(*v);
   }
+  params.atm = atm_choice(a, t, plat);
   const uint64_t max_batch = uint64_t(t.opt_integer("max_batch").value_or(0));
   const bool stop_on_fault = t.opt_boolean("stop_on_fault").value_or(true);
 
@@ -253,6 +304,56 @@ int c_now_ns(lua_State* L) {
 int c_now_ps(lua_State* L) {
   Args a(L, "Cluster:now_ps", 1);
   lua_pushinteger(L, cluster_self(a).cluster->kernel().now());
+  return 1;
+}
+
+// c:atm() -> nil without an ATM network, else { line_bits_per_s =, cell_rate_num =,
+// cell_rate_den =, cell_ns = (one cell on the wire, framing included), latency_ns =,
+// switch = nil or { ports =, transit_ns =, output_buffer_cells =, cells_in =, cells_out =,
+// unknown_vci =, overflow = }, nodes = { [i] = { cells_sent =, cells_received =, ... } } }.
+int c_atm(lua_State* L) {
+  Args a(L, "Cluster:atm", 1);
+  Cluster& c = *cluster_self(a).cluster;
+  net::AtmNetwork* atm = c.atm();
+  if (!atm) {
+    lua_pushnil(L);
+    return 1;
+  }
+  const net::CellLink& tx = atm->node_tx(0);
+  const net::CellLinkConfig& lc = tx.config();
+  lua_createtable(L, 0, 8);
+  set_int(L, "line_bits_per_s", int64_t(lc.line_bits_per_s));
+  set_int(L, "cell_rate_num", lc.cell_rate_num);
+  set_int(L, "cell_rate_den", lc.cell_rate_den);
+  set_number(L, "cell_ns", ps_to_ns(tx.cells_time(1)));
+  set_number(L, "latency_ns", ps_to_ns(lc.latency_ps));
+  if (net::CellSwitch* sw = atm->cell_switch()) {
+    const net::CellSwitchConfig& sc = sw->config();
+    const net::CellSwitchCounters& k = sw->counters();
+    lua_createtable(L, 0, 7);
+    set_int(L, "ports", sc.ports);
+    set_number(L, "transit_ns", ps_to_ns(sc.transit_ps));
+    set_int(L, "output_buffer_cells", sc.output_buffer_cells);
+    set_int(L, "cells_in", int64_t(k.cells_in));
+    set_int(L, "cells_out", int64_t(k.cells_out));
+    set_int(L, "unknown_vci", int64_t(k.unknown_vci));
+    set_int(L, "overflow", int64_t(k.overflow));
+    lua_setfield(L, -2, "switch");
+  }
+  lua_createtable(L, int(atm->nodes()), 0);
+  for (uint32_t i = 0; i < atm->nodes(); ++i) {
+    const net::CellLinkCounters& tk = atm->node_tx(i).counters();
+    const net::CellLinkCounters& rk = atm->node_rx(i).counters();
+    lua_createtable(L, 0, 6);
+    set_int(L, "cells_sent", int64_t(tk.cells_sent));
+    set_int(L, "frames_sent", int64_t(tk.frames_sent));
+    set_int(L, "raw_cells_sent", int64_t(tk.raw_cells_sent));
+    set_int(L, "cells_received", int64_t(rk.cells_received));
+    set_int(L, "crc_errors", int64_t(rk.crc_errors));
+    set_int(L, "drops", int64_t(rk.drops));
+    lua_rawseti(L, -2, lua_Integer(i));
+  }
+  lua_setfield(L, -2, "nodes");
   return 1;
 }
 
@@ -712,6 +813,7 @@ void open_cluster(lua_State* L) {
       {"run", wrap<c_run>},            {"stop", wrap<c_stop>},
       {"now_ns", wrap<c_now_ns>},      {"now_ps", wrap<c_now_ps>},
       {"trace_hash", wrap<c_trace_hash>}, {"stats", wrap<c_stats>},
+      {"atm", wrap<c_atm>},
       {"observe", wrap<c_observe>},    {"observable", wrap<c_observable>},
       {"spawn", wrap<spawn_process>},  {nullptr, nullptr},
   };

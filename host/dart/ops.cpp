@@ -8,8 +8,15 @@
 namespace lanaikit::dart {
 
 Ops::Ops(Driver& driver, host::AddressSpace& space, const Connection& c, bool from_a, uint32_t scratch)
+    : Ops(std::make_unique<Sender>(driver, space, c, from_a), nullptr, driver, space, c, from_a, scratch) {}
+
+Ops::Ops(Sender& sender, Driver& driver, host::AddressSpace& space, const Connection& c, bool from_a, uint32_t scratch)
+    : Ops(nullptr, &sender, driver, space, c, from_a, scratch) {}
+
+Ops::Ops(std::unique_ptr<Sender> own, Sender* borrowed, Driver& driver, host::AddressSpace& space, const Connection& c,
+         bool from_a, uint32_t scratch)
     : node_(driver.cluster().node(from_a ? c.a.node : c.b.node)), space_(space), base_(from_a ? c.a.base : c.b.base),
-      scratch_(scratch), sender_(driver, space, c, from_a) {
+      scratch_(scratch), own_(std::move(own)), sender_(own_ ? own_.get() : borrowed) {
   const uint32_t bytes = from_a ? c.a.bytes : c.b.bytes;
   if (scratch % 4 != 0 || scratch > bytes || bytes - scratch < kScratchBytes)
     throw std::invalid_argument("dart::Ops: the scratch area must be word-aligned and lie inside the endpoint");
@@ -38,7 +45,7 @@ host::Op<uint32_t> Ops::fetch(host::Process& p, Cell c) {
   c.data[0] = scratch_ + kStaging * 32;
   c.data[1] = tag;
   const uint32_t at = stage(c.data);
-  co_await sender_.send(p, c, at, 12);
+  co_await sender_->send(p, c, at, 12);
   const std::function<bool()> in = [this, tag] { return answer_word(1) == tag; };
   co_await p.wait(node_.memory_watch(), in);
   co_return answer_word(0);
@@ -75,7 +82,7 @@ host::Op<void> Ops::read(host::Process& p, uint32_t remote, uint32_t bytes, uint
   c.data[0] = local;
   c.data[1] = tag;
   const uint32_t at = stage(c.data);
-  co_await sender_.send(p, c, at, 8);
+  co_await sender_->send(p, c, at, 8);
   const std::function<bool()> in = [this, local, tag] {
     std::array<uint8_t, 4> b{};
     space_.copy_out(base_ + local + 28, b);
@@ -89,7 +96,7 @@ host::Op<void> Ops::read_block(host::Process& p, uint32_t remote, uint32_t bytes
   c.data[0] = local;
   c.data[1] = bytes;
   const uint32_t at = stage(c.data);
-  co_await sender_.send(p, c, at, 8);
+  co_await sender_->send(p, c, at, 8);
   co_await read_register(p, tag_reg);
 }
 
@@ -98,7 +105,7 @@ host::Op<void> Ops::send(host::Process& p, const Cell& control, const std::vecto
   std::array<uint32_t, kDataWords> words{};
   for (size_t w = 0; w < data.size(); ++w) words[w] = data[w];
   const uint32_t at = stage(words);
-  co_await sender_.send(p, control, at, uint32_t(4 * data.size()));
+  co_await sender_->send(p, control, at, uint32_t(4 * data.size()));
 }
 
 } // namespace lanaikit::dart

@@ -14,6 +14,7 @@
 #include "host/model/address_space.h"
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace lanaikit::dart {
@@ -27,6 +28,9 @@ public:
 
   // The end `from_a` of connection `c`; `space` is that end's address space.
   Ops(Driver& driver, host::AddressSpace& space, const Connection& c, bool from_a, uint32_t scratch);
+  // The same over an existing Sender of that end (one slot has one Sender: it caches
+  // what the slot's registers hold), which must outlive this.
+  Ops(Sender& sender, Driver& driver, host::AddressSpace& space, const Connection& c, bool from_a, uint32_t scratch);
 
   // <reg> += delta at the other end; the value before.
   host::Op<uint32_t> fetch_and_add(host::Process& p, uint32_t reg, uint32_t delta);
@@ -47,10 +51,12 @@ public:
   // the words are staged in the scratch area first. Does not wait for anything.
   host::Op<void> send(host::Process& p, const Cell& control, const std::vector<uint32_t>& data);
 
-  Sender& sender() { return sender_; }
+  Sender& sender() { return *sender_; }
   uint64_t calls() const { return tag_; }
 
 private:
+  Ops(std::unique_ptr<Sender> own, Sender* borrowed, Driver& driver, host::AddressSpace& space, const Connection& c,
+      bool from_a, uint32_t scratch);
   host::Op<uint32_t> fetch(host::Process& p, Cell c);
   uint32_t stage(const std::array<uint32_t, kDataWords>& words); // offset of the staged words
   uint32_t answer_word(uint32_t w) const;
@@ -59,7 +65,8 @@ private:
   host::AddressSpace& space_;
   uint32_t base_;    // the endpoint's virtual base
   uint32_t scratch_;
-  Sender sender_;
+  std::unique_ptr<Sender> own_;
+  Sender* sender_;
   uint64_t staged_ = 0;
   uint32_t tag_ = 0;
 };
