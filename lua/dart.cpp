@@ -273,6 +273,21 @@ int d_open_endpoint(lua_State* L) {
   return 1;
 }
 
+// A connection the driver made, kept with a sender at each end (each end's process's
+// space: the driver maps the slot into it), pushed as a DartConnection.
+int push_connection(lua_State* L, const std::shared_ptr<State>& st, const dart::Connection& c,
+                    host::AddressSpace* space_a, host::AddressSpace* space_b) {
+  auto rec = std::make_unique<ConnRec>();
+  rec->c = c;
+  rec->space_a = space_a;
+  rec->space_b = space_b;
+  rec->a = std::make_unique<dart::Sender>(*st->drv, *space_a, c, true);
+  rec->b = std::make_unique<dart::Sender>(*st->drv, *space_b, c, false);
+  st->conns.push_back(std::move(rec));
+  push_udata<ConnUD>(L, kConnection, st, st->conns.back().get());
+  return 1;
+}
+
 // D:connect(a, b, regs [, {at_a =, at_b =}]) -> DartConnection. at_a / at_b: a first
 // register (from D:alloc_registers) where that end's window starts, shared with other
 // connections, instead of fresh registers.
@@ -292,15 +307,8 @@ int d_connect(lua_State* L) {
   }
   if (ea.ep.node == eb.ep.node) a.fail(2, "both endpoints are on node " + std::to_string(ea.ep.node) +
                                               " (a connection joins two nodes)");
-  auto rec = std::make_unique<ConnRec>();
-  rec->c = library_call(a, [&] { return st.drv->connect(ea.ep, eb.ep, regs, shared); });
-  rec->space_a = ea.space;
-  rec->space_b = eb.space;
-  rec->a = std::make_unique<dart::Sender>(*st.drv, *ea.space, rec->c, true);
-  rec->b = std::make_unique<dart::Sender>(*st.drv, *eb.space, rec->c, false);
-  st.conns.push_back(std::move(rec));
-  push_udata<ConnUD>(L, kConnection, ud.st, st.conns.back().get());
-  return 1;
+  const dart::Connection c = library_call(a, [&] { return st.drv->connect(ea.ep, eb.ep, regs, shared); });
+  return push_connection(L, ud.st, c, ea.space, eb.space);
 }
 
 int d_go(lua_State* L) {
@@ -396,35 +404,14 @@ int d_tostring(lua_State* L) {
 
 // ---- DartEndpoint -------------------------------------------------------------------------------
 
-int e_node(lua_State* L) {
-  Args a(L, "DartEndpoint:node", 1);
-  lua_pushinteger(L, obj_self<EndpointUD>(a, kEndpoint).rec->ep.node);
+// ep:node(), ep:index(), ep:asid(), ep:base() (virtual), ep:bytes(): one field each.
+template <const char* Name, uint32_t dart::Endpoint::*Field> int e_field(lua_State* L) {
+  Args a(L, Name, 1);
+  lua_pushinteger(L, obj_self<EndpointUD>(a, kEndpoint).rec->ep.*Field);
   return 1;
 }
-
-int e_index(lua_State* L) {
-  Args a(L, "DartEndpoint:index", 1);
-  lua_pushinteger(L, obj_self<EndpointUD>(a, kEndpoint).rec->ep.index);
-  return 1;
-}
-
-int e_asid(lua_State* L) {
-  Args a(L, "DartEndpoint:asid", 1);
-  lua_pushinteger(L, obj_self<EndpointUD>(a, kEndpoint).rec->ep.asid);
-  return 1;
-}
-
-int e_base(lua_State* L) {
-  Args a(L, "DartEndpoint:base", 1);
-  lua_pushinteger(L, obj_self<EndpointUD>(a, kEndpoint).rec->ep.base);
-  return 1;
-}
-
-int e_bytes(lua_State* L) {
-  Args a(L, "DartEndpoint:bytes", 1);
-  lua_pushinteger(L, obj_self<EndpointUD>(a, kEndpoint).rec->ep.bytes);
-  return 1;
-}
+constexpr char kEpNode[] = "DartEndpoint:node", kEpIndex[] = "DartEndpoint:index", kEpAsid[] = "DartEndpoint:asid",
+               kEpBase[] = "DartEndpoint:base", kEpBytes[] = "DartEndpoint:bytes";
 
 int e_write(lua_State* L) {
   Args a(L, "DartEndpoint:write", 1);
@@ -438,11 +425,7 @@ int e_read(lua_State* L) {
 
 host::Op<int> op_wait_word(host::Process& p, sim::Node* node, host::AddressSpace* space, host::VirtAddr va,
                            uint32_t value) {
-  const std::function<bool()> holds = [space, va, value] {
-    uint8_t b[4];
-    space->copy_out(va, b);
-    return load_be32(b) == value;
-  };
+  const std::function<bool()> holds = [space, va, value] { return dart::word_at(*space, va) == value; };
   if (!holds()) co_await p.wait(node->memory_watch(), holds);
   co_return 0;
 }
@@ -616,6 +599,22 @@ int o_read_register(lua_State* L) {
   return ops_value_call(a, [reg](host::Process& p, dart::Ops& o) { return o.read_register(p, reg); });
 }
 
+// Argument `arg`: a list of at most `max` integers (32-bit words).
+std::vector<uint32_t> words_arg(const Args& a, int arg, size_t max) {
+  lua_State* L = a.state();
+  a.table(arg);
+  const lua_Integer n = luaL_len(L, a.index(arg));
+  if (n > lua_Integer(max)) a.fail(arg, "at most " + std::to_string(max) + " words, got " + std::to_string(n));
+  std::vector<uint32_t> words;
+  for (lua_Integer i = 1; i <= n; ++i) {
+    lua_geti(L, a.index(arg), i);
+    if (!lua_isinteger(L, -1)) a.fail(arg, "word " + std::to_string(i) + " is not an integer");
+    words.push_back(uint32_t(lua_tointeger(L, -1)));
+    lua_pop(L, 1);
+  }
+  return words;
+}
+
 host::Op<int> op_void(host::Process& p, std::function<host::Op<void>(host::Process&)> f) {
   co_await f(p);
   co_return 0;
@@ -656,16 +655,7 @@ int o_send(lua_State* L) {
   OpsUD& ud = obj_self<OpsUD>(a, kOpsT);
   LuaProc& lp = caller_on(a, 1, *ud.st->box, ud.node);
   const dart::Cell c = cell_arg(a, 2);
-  const TableArg t = a.table(3);
-  std::vector<uint32_t> words;
-  const lua_Integer n = luaL_len(L, a.index(3));
-  if (n > 8) a.fail(3, "at most 8 data words, got " + std::to_string(n));
-  for (lua_Integer i = 1; i <= n; ++i) {
-    lua_geti(L, a.index(3), i);
-    if (!lua_isinteger(L, -1)) a.fail(3, "data word " + std::to_string(i) + " is not an integer");
-    words.push_back(uint32_t(lua_tointeger(L, -1)));
-    lua_pop(L, 1);
-  }
+  const std::vector<uint32_t> words = words_arg(a, 3, dart::kDataWords);
   return await_op(lp, a.fn(), [ops = ud.ops, c, words](host::Process& p) {
     return op_void(p, [=](host::Process& q) { return ops->send(q, c, words); });
   });
@@ -778,16 +768,11 @@ int q_attach(lua_State* L) {
   QueueUD& ud = obj_self<QueueUD>(a, kQueue);
   State& st = *ud.st;
   EndpointRec& poster = endpoint_arg(a, 1, st);
-  auto rec = std::make_unique<ConnRec>();
-  rec->c = library_call(a, [&] { return ud.q->attach(poster.ep); });
-  rec->space_a = poster.space;
+  const dart::Connection c = library_call(a, [&] { return ud.q->attach(poster.ep); });
+  host::AddressSpace* owner = nullptr;
   for (const auto& e : st.endpoints)
-    if (e->ep.node == rec->c.b.node && e->ep.index == rec->c.b.index) rec->space_b = e->space;
-  rec->a = std::make_unique<dart::Sender>(*st.drv, *rec->space_a, rec->c, true);
-  rec->b = std::make_unique<dart::Sender>(*st.drv, *rec->space_b, rec->c, false);
-  st.conns.push_back(std::move(rec));
-  push_udata<ConnUD>(L, kConnection, ud.st, st.conns.back().get());
-  return 1;
+    if (e->ep.node == c.b.node && e->ep.index == c.b.index) owner = e->space;
+  return push_connection(L, ud.st, c, poster.space, owner);
 }
 
 // q:post(p, ops, {words (up to 7)}, stamp): one entry through `ops` (an attached end).
@@ -797,16 +782,7 @@ int q_post(lua_State* L) {
   auto* o = static_cast<OpsUD*>(luaL_testudata(L, a.index(2), kOpsT));
   if (!o || o->st != ud.st) a.fail(2, "expected a DartOps of this Dart");
   LuaProc& lp = caller_on(a, 1, *ud.st->box, o->node);
-  a.table(3);
-  const lua_Integer n = luaL_len(L, a.index(3));
-  if (n > 7) a.fail(3, "at most 7 words, got " + std::to_string(n));
-  std::vector<uint32_t> words;
-  for (lua_Integer i = 1; i <= n; ++i) {
-    lua_geti(L, a.index(3), i);
-    if (!lua_isinteger(L, -1)) a.fail(3, "word " + std::to_string(i) + " is not an integer");
-    words.push_back(uint32_t(lua_tointeger(L, -1)));
-    lua_pop(L, 1);
-  }
+  const std::vector<uint32_t> words = words_arg(a, 3, std::tuple_size_v<dart::DelayedQueue::Entry>);
   const uint32_t stamp = a.none(4) ? 1 : a.u32(4);
   if (stamp == 0) a.fail(4, "the stamp must not be 0 (0 marks a free entry)");
   return await_op(lp, a.fn(), [q = ud.q, ops = o->ops, words, stamp](host::Process& p) {
@@ -855,8 +831,11 @@ void open_dart(lua_State* L) {
                                 {"barrier", wrap<d_barrier>},             {"delayed_queue", wrap<d_delayed_queue>},
                                 {nullptr, nullptr}};
   new_type(L, kDart, dm, gc_udata<DartUD>, d_tostring);
-  static const luaL_Reg em[] = {{"node", wrap<e_node>},   {"index", wrap<e_index>}, {"asid", wrap<e_asid>},
-                                {"base", wrap<e_base>},   {"bytes", wrap<e_bytes>}, {"write", wrap<e_write>},
+  static const luaL_Reg em[] = {{"node", wrap<e_field<kEpNode, &dart::Endpoint::node>>},
+                                {"index", wrap<e_field<kEpIndex, &dart::Endpoint::index>>},
+                                {"asid", wrap<e_field<kEpAsid, &dart::Endpoint::asid>>},
+                                {"base", wrap<e_field<kEpBase, &dart::Endpoint::base>>},
+                                {"bytes", wrap<e_field<kEpBytes, &dart::Endpoint::bytes>>}, {"write", wrap<e_write>},
                                 {"read", wrap<e_read>},   {"wait_word", wrap<e_wait_word>}, {nullptr, nullptr}};
   new_type(L, kEndpoint, em, gc_udata<EndpointUD>, e_tostring);
   static const luaL_Reg km[] = {{"info", wrap<k_info>}, {"sender", wrap<k_sender>}, {"ops", wrap<k_ops>}, {nullptr, nullptr}};

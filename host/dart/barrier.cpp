@@ -1,6 +1,5 @@
 #include "host/dart/barrier.h"
 
-#include "base/bytes.h"
 
 #include <functional>
 #include <stdexcept>
@@ -39,9 +38,7 @@ host::Op<void> Barrier::arrive(host::Process& p, uint32_t m) {
     host::AddressSpace& space = *members_[m].space;
     const uint32_t word = members_[m].endpoint.base + area_;
     const std::function<bool()> released = [&space, word, episode] {
-      std::array<uint8_t, 4> b{};
-      space.copy_out(word, b);
-      return int32_t(load_be32(b.data()) - episode) >= 0;
+      return int32_t(word_at(space, word) - episode) >= 0;
     };
     co_await p.wait(cluster_.node(members_[m].endpoint.node).memory_watch(), released);
     co_return;

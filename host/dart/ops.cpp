@@ -32,11 +32,13 @@ uint32_t Ops::stage(const std::array<uint32_t, kDataWords>& words) {
   return at;
 }
 
-uint32_t Ops::answer_word(uint32_t w) const {
+uint32_t word_at(const host::AddressSpace& space, uint64_t va) {
   std::array<uint8_t, 4> b{};
-  space_.copy_out(base_ + scratch_ + kStaging * 32 + 4 * w, b);
+  space.copy_out(va, b);
   return load_be32(b.data());
 }
+
+uint32_t Ops::answer_word(uint32_t w) const { return word_at(space_, base_ + scratch_ + kStaging * 32 + 4 * w); }
 
 // A FETCH or FETCH_IF: the answer (the register's old value and the tag) lands in the
 // answer area in one DMA.
@@ -83,11 +85,7 @@ host::Op<void> Ops::read(host::Process& p, uint32_t remote, uint32_t bytes, uint
   c.data[1] = tag;
   const uint32_t at = stage(c.data);
   co_await sender_->send(p, c, at, 8);
-  const std::function<bool()> in = [this, local, tag] {
-    std::array<uint8_t, 4> b{};
-    space_.copy_out(base_ + local + 28, b);
-    return load_be32(b.data()) == tag;
-  };
+  const std::function<bool()> in = [this, local, tag] { return word_at(space_, base_ + local + 28) == tag; };
   co_await p.wait(node_.memory_watch(), in);
 }
 

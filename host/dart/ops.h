@@ -19,6 +19,10 @@
 
 namespace lanaikit::dart {
 
+// The big-endian word at virtual `va` of `space`, as the card deposits words (the answers,
+// tags and release words the library polls for).
+uint32_t word_at(const host::AddressSpace& space, uint64_t va);
+
 class Ops {
 public:
   // The scratch area this object owns in the sending end's endpoint: kScratchBytes at
