@@ -73,6 +73,14 @@ function B.setup(o)
            switch = o.switch or false }
 end
 
+-- N nodes through one cell switch (ports enough for them) on DART's testbed with the
+-- borrowed NIC, `link` as in setup; returns the cluster and its lk.dart (not yet started).
+function B.nodes(n, link)
+  local c = lk.cluster { platform = B.platform(), nodes = n,
+                         atm = { link = link or "line", switch = { ports = math.max(4, n) } } }
+  return c, lk.dart(c, B.firmware())
+end
+
 -- 32 bytes whose last word is `m` (the round the receiver waits for).
 local function message(m)
   local w = {}

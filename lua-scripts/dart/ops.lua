@@ -83,10 +83,7 @@ end
 
 -- An N-node barrier on one link: the mean time per episode, all members arriving at once.
 local function barrier(link, nodes)
-  local platform = B.platform()
-  local c = lk.cluster { platform = platform, nodes = nodes, atm = { link = link, switch = { ports = math.max(4, nodes) } } }
-  local fw = B.firmware()
-  local D = lk.dart(c, fw)
+  local c, D = B.nodes(nodes, link)
   local eps = {}
   for n = 0, nodes - 1 do eps[#eps + 1] = D:open_endpoint(n, 65536) end
   local bar = D:barrier(eps, 0x4000)
@@ -112,8 +109,7 @@ end
 -- they can; the rate at which the owner's card takes them, then one drain by the owner.
 local function queue_rate(link, posters, each)
   local nodes = posters + 1
-  local c = lk.cluster { platform = B.platform(), nodes = nodes, atm = { link = link, switch = { ports = math.max(4, nodes) } } }
-  local D = lk.dart(c, B.firmware())
+  local c, D = B.nodes(nodes, link)
   local owner = D:open_endpoint(0, 65536)
   local q = D:delayed_queue(owner, 0x8000, 128, 8)
   local ops = {}

@@ -25,9 +25,7 @@ local SLOTS_AT, SCRATCH = 0x1000, 0xC000
 local TAIL, HEAD, COUNTER = 0, 1, 2 -- registers of the shared window
 assert(TOTAL * 32 <= SCRATCH - SLOTS_AT, "--items: too many for the home's endpoint")
 
-local c = lk.cluster { platform = B.platform(), nodes = N,
-                       atm = { link = "line", switch = { ports = math.max(4, N) } } }
-local D = lk.dart(c, B.firmware())
+local c, D = B.nodes(N, "line")
 local home = D:open_endpoint(0, 65536)
 local window = D:alloc_registers(0, 3)
 local ops = {}
