@@ -87,7 +87,13 @@ int exec(const Options& o) {
   } else if (profiler) {
     result = cpu.run_instrumented(max_insns, false, *profiler);
   } else {
-    result = cpu.run(max_insns);
+    // run() may return early after a trap's entry or return (docs/vm.md): go on.
+    uint64_t done = 0;
+    do {
+      result = cpu.run(max_insns - done);
+      done += result.executed;
+    } while (result.reason == vm::StopReason::Limit && done < max_insns);
+    result.executed = done;
   }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

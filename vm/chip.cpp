@@ -190,7 +190,9 @@ sim::Time Chip::advance(sim::Time horizon) {
     if (!max_batch_ && params_.costs.base_cycles == 1) {
       r = run_cpu(end - c, true);
     } else {
-      uint64_t n = std::max<uint64_t>(1, (end - c) / max_insn_cycles_);
+      // With interrupts in use an instruction may also carry a return and an entry.
+      const uint64_t most = cpu_.interrupts_used() ? cpu_.max_instruction_cycles() : max_insn_cycles_;
+      uint64_t n = std::max<uint64_t>(1, (end - c) / most);
       if (max_batch_) n = std::min(n, max_batch_);
       r = run_cpu(n, false);
     }
@@ -297,15 +299,26 @@ MmioStatus Chip::fail(std::string detail) {
   return MmioStatus::Error;
 }
 
+MmioStatus Chip::privileged() {
+  trap_cause_ = kTrapPrivileged;
+  return MmioStatus::Trap;
+}
+
 // The CPU's access to a register block: routed and checked, ending the batch where the
 // block says the access needs its exact time.
 MmioStatus Chip::block_access(uint32_t addr, isa::Width width, bool is_write, uint32_t& value) {
   AttachedBlock* b = block_at(addr, width);
   if (!b) return MmioStatus::Error;
   const uint32_t off = addr - b->base;
+  // Privilege first: it depends on the CPU alone, not on the time.
+  if (cpu_.user_mode() && !b->block->user_access(off, is_write)) return privileged();
   if (b->block->needs_exact_time(off, is_write) && !exact_ok_) return MmioStatus::Yield;
   const MmioStatus s = is_write ? b->block->write(off, false, value) : b->block->read(off, false, value);
   if (s == MmioStatus::Ok) return s;
+  if (s == MmioStatus::Trap) {
+    trap_cause_ = b->block->trap_cause();
+    return s;
+  }
   return fail(block_error(*b, addr, s));
 }
 
@@ -315,6 +328,7 @@ MmioStatus Chip::read(uint32_t addr, isa::Width width, uint32_t& value) {
   const uint32_t off = addr - regs::kBase;
   if (!reg_name(off)) return MmioStatus::Unmapped;
   if (width != isa::Width::Word) return MmioStatus::BadWidth;
+  if (cpu_.user_mode()) return privileged(); // the LANai's registers are the kernel's
   if (needs_exact_time(off, false) && !exact_ok_) return MmioStatus::Yield;
   return reg_read(off, value);
 }
@@ -325,6 +339,7 @@ MmioStatus Chip::write(uint32_t addr, isa::Width width, uint32_t value) {
   const uint32_t off = addr - regs::kBase;
   if (!reg_name(off)) return MmioStatus::Unmapped;
   if (width != isa::Width::Word) return MmioStatus::BadWidth;
+  if (cpu_.user_mode()) return privileged();
   if (needs_exact_time(off, true) && !exact_ok_) return MmioStatus::Yield;
   return reg_write(off, value, false);
 }

@@ -176,6 +176,7 @@ public:
   MmioStatus read(uint32_t addr, isa::Width width, uint32_t& value) override;
   MmioStatus write(uint32_t addr, isa::Width width, uint32_t value) override;
   std::string error_detail() const override { return error_; }
+  uint32_t trap_cause() const override { return trap_cause_; }
 
   // net::PacketSink (the receive engine).
   uint32_t accept(const net::Chunk& chunk) override;
@@ -208,9 +209,17 @@ private:
   bool sram_write(uint32_t offset, std::span<const uint8_t> bytes) override;
   bool sram_read(uint32_t offset, std::span<uint8_t> bytes) const override;
   uint32_t sram_size() const override { return sram_.size(); }
+  void set_cpu_line(unsigned line, bool level) override { cpu_.set_interrupt_line(line, level); }
+  bool cpu_user_mode() const override { return cpu_.user_mode(); }
+  uint64_t cpu_user_cycles() const override { return cpu_.user_cycles(); }
+  void set_cpu_user_alarm(uint64_t at, std::function<void()> fn) override {
+    cpu_.set_user_alarm(at, std::move(fn));
+  }
+  void clear_cpu_user_alarm() override { cpu_.clear_user_alarm(); }
   MmioStatus reg_read(uint32_t offset, uint32_t& value);
   MmioStatus reg_write(uint32_t offset, uint32_t value, bool from_host);
   MmioStatus fail(std::string detail);
+  MmioStatus privileged(); // a user-mode access to a kernel register: the CPU traps
   void update_irq();
   void set_isr(uint32_t bits);
   uint32_t rtc_now() const;
@@ -258,6 +267,7 @@ private:
   bool exact_pending_ = false; // the CPU stopped before an access that needs its exact time
   uint64_t max_batch_ = 0;
   uint32_t max_insn_cycles_ = 1;
+  uint32_t trap_cause_ = kTrapPrivileged; // of the last access that returned Trap
 
   // Registers.
   uint32_t isr_ = 0; // latched bits only

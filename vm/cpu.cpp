@@ -26,6 +26,7 @@ const char* fault_kind_name(FaultKind kind) {
   case FaultKind::MmioError: return "memory-mapped register error";
   case FaultKind::InstructionBudget: return "instruction budget exceeded";
   case FaultKind::StackOverflow: return "stack overflow";
+  case FaultKind::UnhandledTrap: return "trap with no trap table";
   }
   return "fault";
 }
@@ -60,6 +61,12 @@ void Cpu::reset(uint32_t entry) {
   fault_.reset();
   instructions_ = 0;
   stall_cycles_ = 0;
+  // Interrupts and traps: kernel mode, interrupts off, nothing pending.
+  attention_ = trap_pending_ = return_pending_ = ext_used_ = alarm_armed_ = false;
+  status_ = estatus_ = epc_ = enpc_ = ennpc_ = esw_ = cause_ = tval_ = tbr_ = imask_ = lines_ = 0;
+  user_cycles_ = mode_since_ = 0;
+  alarm_fn_ = nullptr;
+  unattributed_stalls_ = 0;
 }
 
 uint32_t Cpu::reg(unsigned r) const { return r < 32 ? read_reg(r) : 0; }
@@ -148,18 +155,34 @@ Cpu::StepStatus Cpu::load(uint32_t addr, Width width, bool zero_ext, uint32_t& v
     return StepStatus::Ok;
   }
   if (addr < kMmioBase) return set_fault(FaultKind::BusError, addr, "load");
+  if (addr >= cpuctl::kBase && addr < cpuctl::kEnd) {
+    if (width != Width::Word)
+      return set_fault(FaultKind::MmioError, addr, "the CPU's control registers are words");
+    if (user_mode()) return raise_trap(cpuctl::kCausePrivileged, addr);
+    stall_cycles_ += costs_.mmio_cycles;
+    return control_load(addr, value);
+  }
   stall_cycles_ += costs_.mmio_cycles;
   uint32_t raw = 0;
+  const bool quiet = !attention_;
   switch (mmio_.read(addr, width, raw)) {
   case MmioStatus::Ok:
   case MmioStatus::Halt: break;
   case MmioStatus::Yield: stall_cycles_ -= costs_.mmio_cycles; return StepStatus::Yield;
+  case MmioStatus::Trap:
+    stall_cycles_ -= costs_.mmio_cycles;
+    return raise_trap(device_cause(mmio_.trap_cause()), addr);
   case MmioStatus::Unmapped:
     return set_fault(FaultKind::MmioError, addr, "load from unmapped register");
   case MmioStatus::BadWidth:
     return set_fault(FaultKind::MmioError, addr, "register does not support this load width");
   case MmioStatus::Error: return set_fault(FaultKind::MmioError, addr, mmio_.error_detail());
   }
+  // Only stores may change what the CPU takes next (the fast interpreter ends its run after
+  // a store that did, not after a load): a device doing it on a read is a device bug.
+  if (quiet && attention_)
+    return set_fault(FaultKind::MmioError, addr,
+                     "a register read changed the CPU's interrupt state (only stores may)");
   if (width == Width::Half) raw = zero_ext ? (raw & 0xFFFF) : uint32_t(int32_t(int16_t(raw)));
   if (width == Width::Byte) raw = zero_ext ? (raw & 0xFF) : uint32_t(int32_t(int8_t(raw)));
   value = raw;
@@ -188,11 +211,22 @@ Cpu::StepStatus Cpu::store(uint32_t addr, Width width, uint32_t value) {
     return StepStatus::Ok;
   }
   if (addr < kMmioBase) return set_fault(FaultKind::BusError, addr, "store");
+  if (addr >= cpuctl::kBase && addr < cpuctl::kEnd) {
+    if (width != Width::Word)
+      return set_fault(FaultKind::MmioError, addr, "the CPU's control registers are words");
+    if (user_mode() && addr != cpuctl::kSyscall) return raise_trap(cpuctl::kCausePrivileged, addr);
+    stall_cycles_ += costs_.mmio_cycles;
+    return control_store(addr, value);
+  }
   stall_cycles_ += costs_.mmio_cycles;
   switch (mmio_.write(addr, width, value)) {
-  case MmioStatus::Ok: return StepStatus::Ok;
+  // A store after which an interrupt may be taken ends the fast interpreter's run.
+  case MmioStatus::Ok: return attention_ ? StepStatus::Stop : StepStatus::Ok;
   case MmioStatus::Halt: return StepStatus::Halt;
   case MmioStatus::Yield: stall_cycles_ -= costs_.mmio_cycles; return StepStatus::Yield;
+  case MmioStatus::Trap:
+    stall_cycles_ -= costs_.mmio_cycles;
+    return raise_trap(device_cause(mmio_.trap_cause()), addr);
   case MmioStatus::Unmapped:
     return set_fault(FaultKind::MmioError, addr, "store to unmapped register");
   case MmioStatus::BadWidth:
@@ -333,7 +367,7 @@ Cpu::StepStatus Cpu::step_one() {
       else address(in.imm, AluOp::Add, ea);
     }
     status = store(ea, in.width, value);
-    if (status == StepStatus::Fault || status == StepStatus::Yield) {
+    if (status == StepStatus::Fault || status == StepStatus::Yield || status == StepStatus::Trap) {
       if (in.rs1 != isa::PC) write_reg(in.rs1, saved_base);
       new_npc = saved_npc;
       new_nnpc = saved_nnpc;
@@ -342,7 +376,8 @@ Cpu::StepStatus Cpu::step_one() {
   }
   case Opcode::Count_: break;
   }
-  if (status == StepStatus::Fault || status == StepStatus::Yield) return status;
+  if (status == StepStatus::Fault || status == StepStatus::Yield || status == StepStatus::Trap)
+    return status;
 
   if (loaded_reg >= 0 && next_reads(new_pc, unsigned(loaded_reg)))
     stall_cycles_ += costs_.load_use_cycles;
@@ -357,23 +392,25 @@ RunResult Cpu::step_reference(uint64_t max_insns, const TraceFn& trace) {
   if (fault_) return {StopReason::Fault, 0};
   if (halted_) return {StopReason::Halted, 0};
   while (done < max_insns) {
+    if (attention_ || alarm_armed_) {
+      service();
+      if (fault_) break;
+    }
     if (trace) {
       const bool fetchable = pc_ % 4 == 0 && sram_.contains(pc_, 4);
       trace(pc_, fetchable ? sram_.read32(pc_) : 0);
     }
     const StepStatus s = step_one();
     if (s == StepStatus::Fault) break;
-    if (s == StepStatus::Yield) {
-      instructions_ += done;
-      return {StopReason::Yield, done};
-    }
+    if (s == StepStatus::Yield) return {StopReason::Yield, done};
+    if (s == StepStatus::Trap) continue; // did not execute; taken at the next boundary
     ++done;
+    ++instructions_; // now, not at the end: an entry or return reads cycles()
     if (s == StepStatus::Halt) {
       halted_ = true;
       break;
     }
   }
-  instructions_ += done;
   if (fault_) return {StopReason::Fault, done};
   if (halted_) return {StopReason::Halted, done};
   return {StopReason::Limit, done};
@@ -387,6 +424,17 @@ RunResult Cpu::run_instrumented(uint64_t budget, bool cycle_budget, Instrument& 
   StopReason reason = StopReason::Limit;
   for (;;) {
     if (cycle_budget ? cycles() - start_cycles >= budget : done >= budget) break;
+    if (attention_ || alarm_armed_) {
+      // A trap's entry cycles are charged to the first instruction of its vector.
+      const uint64_t before = stall_cycles_;
+      service();
+      unattributed_stalls_ += stall_cycles_ - before;
+      if (fault_) {
+        reason = StopReason::Fault;
+        break;
+      }
+      if (cycle_budget && cycles() - start_cycles >= budget) break;
+    }
     const uint32_t pc = pc_;
     if (!ins.before(pc)) {
       reason = StopReason::Break;
@@ -402,9 +450,11 @@ RunResult Cpu::run_instrumented(uint64_t budget, bool cycle_budget, Instrument& 
       reason = StopReason::Yield;
       break;
     }
+    if (s == StepStatus::Trap) continue;
     ++done;
     ++instructions_;
-    ins.after(pc, uint32_t(costs_.base_cycles + (stall_cycles_ - stalls)));
+    ins.after(pc, uint32_t(costs_.base_cycles + (stall_cycles_ - stalls) + unattributed_stalls_));
+    unattributed_stalls_ = 0;
     if (s == StepStatus::Halt) {
       halted_ = true;
       reason = StopReason::Halted;
@@ -428,6 +478,7 @@ std::string Cpu::register_dump() const {
                 sw & kFlagZ ? 'Z' : 'z', sw & kFlagN ? 'N' : 'n', sw & kFlagV ? 'V' : 'v',
                 sw & kFlagC ? 'C' : 'c', npc_, nnpc_);
   out += buf;
+  if (ext_used_) out += control_report();
   return out;
 }
 

@@ -46,6 +46,10 @@ struct CostModel {
   uint32_t base_cycles = 1;     // every instruction
   uint32_t load_use_cycles = 1; // next instruction reads the register a load writes
   uint32_t mmio_cycles = 2;     // extra per memory-mapped register access
+  // Taking an interrupt or trap, and returning from one (lanaikit's extension, below): the
+  // two instructions already in the fetch stream (npc, nnpc) are squashed. lanaikit's
+  // figure; the Lanai has no interrupts.
+  uint32_t trap_cycles = 2;
 };
 
 enum class FaultKind : uint8_t {
@@ -57,6 +61,7 @@ enum class FaultKind : uint8_t {
   MmioError,          // memory-mapped register missing, or accessed at the wrong width
   InstructionBudget,  // the run's instruction limit was reached (runaway firmware)
   StackOverflow,      // a store into the stack guard (Cpu::set_stack_guard)
+  UnhandledTrap,      // a trap or interrupt taken with no trap table (TBR is 0)
 };
 const char* fault_kind_name(FaultKind kind);
 
@@ -70,7 +75,8 @@ struct Fault {
 };
 
 enum class StopReason : uint8_t {
-  Limit,  // executed the requested number of instructions; can resume
+  Limit,  // executed the requested number of instructions (or, with interrupts in use,
+          // stopped at a trap or return: docs/vm.md "Interrupts and traps"); can resume
   Halted, // the program stopped itself (bare-ABI EXIT)
   Fault,  // see fault()
   Yield,  // a device asked the CPU to stop before an access; resume to retry it
@@ -98,6 +104,39 @@ struct RunResult {
 struct Slot; // vm/interp.h
 
 inline constexpr unsigned kSwReg = 33; // index of the status word in the register array
+
+// Interrupts and traps: lanaikit's extension of the Lanai (which has none), for control
+// programs that multiplex a node between a kernel and user code (UDM on FUGU). docs/vm.md,
+// "Interrupts and traps", is the manual. The CPU's own control registers live in the bare
+// page; only kernel mode may touch them, except SYSCALL.
+namespace cpuctl {
+inline constexpr uint32_t kBase = 0xFFFFF080;
+inline constexpr uint32_t kStatus = 0xFFFFF080;  // RW  bit 0 USER (read only), bit 1 IE
+inline constexpr uint32_t kEStatus = 0xFFFFF084; // RW  STATUS before the last entry
+inline constexpr uint32_t kEpc = 0xFFFFF088;     // RW  the fetch stream at the entry:
+inline constexpr uint32_t kEnpc = 0xFFFFF08C;    // RW    pc, npc, nnpc
+inline constexpr uint32_t kEnnpc = 0xFFFFF090;   // RW
+inline constexpr uint32_t kEsw = 0xFFFFF094;     // RW  %sw at the entry
+inline constexpr uint32_t kCause = 0xFFFFF098;   // R   cause of the last entry
+inline constexpr uint32_t kTval = 0xFFFFF09C;    // R   access address, or SYSCALL's value
+inline constexpr uint32_t kTbr = 0xFFFFF0A0;     // RW  trap table base (1 KB aligned)
+inline constexpr uint32_t kImask = 0xFFFFF0A4;   // RW  interrupt lines enabled
+inline constexpr uint32_t kIpend = 0xFFFFF0A8;   // R   interrupt line levels
+inline constexpr uint32_t kReti = 0xFFFFF0AC;    // W   return: 0 retry EPC, 1 skip it
+inline constexpr uint32_t kSyscall = 0xFFFFF0B0; // W   (any mode) trap kCauseSyscall
+inline constexpr uint32_t kEnd = 0xFFFFF0C0;
+
+inline constexpr uint32_t kStatusUser = 1, kStatusIe = 2;
+// Causes: interrupt line n is cause n (0..31); then the synchronous traps. A device's
+// trap code c (MmioDevice::trap_cause) is cause kCauseDevice + c.
+inline constexpr uint32_t kCausePrivileged = 32; // user access to a kernel register
+inline constexpr uint32_t kCauseSyscall = 33;    // a store to SYSCALL
+inline constexpr uint32_t kCauseDevice = 40;
+inline constexpr uint32_t kCauses = 64;
+inline constexpr uint32_t kVectorBytes = 16; // four instructions per vector
+} // namespace cpuctl
+// The cause a device's trap code (MmioDevice::trap_cause) raises.
+uint32_t device_cause(uint32_t code);
 
 class Cpu {
 public:
@@ -139,6 +178,35 @@ public:
   bool halted() const { return halted_; }
   const std::optional<Fault>& fault() const { return fault_; }
 
+  // ---- interrupts and traps (docs/vm.md, "Interrupts and traps") ----
+  // A device drives interrupt line `line` (0..31) to `level`. Taken before the next
+  // instruction when enabled (IMASK) and the CPU is in user mode or has IE set.
+  void set_interrupt_line(unsigned line, bool level);
+  uint32_t interrupt_lines() const { return lines_; }
+  bool user_mode() const { return status_ & cpuctl::kStatusUser; }
+  uint32_t status() const { return status_; }
+  // Cycles spent in user mode (the atomicity timer's clock).
+  uint64_t user_cycles() const {
+    return user_cycles_ + (user_mode() ? cycles() - mode_since_ : 0);
+  }
+  // Calls `fn` before the first instruction that would start once user_cycles() >= at
+  // (a one-shot alarm; kernel cycles do not advance it). Replaces any earlier one.
+  void set_user_alarm(uint64_t at, std::function<void()> fn);
+  void clear_user_alarm() { alarm_armed_ = false; }
+  bool user_alarm_armed() const { return alarm_armed_; }
+  uint64_t user_alarm_at() const { return alarm_at_; }
+  // A control register's value as the kernel would load it (debugger, tests); 0 for an
+  // address that is not one.
+  uint32_t control_register(uint32_t addr) const;
+  // Whether the extension was ever used since reset (reports show its state only then).
+  bool interrupts_used() const { return ext_used_; }
+  // Upper bound of one instruction's cycles (base, an MMIO access, a load-use stall and a
+  // return then an entry): callers planning with instruction budgets use it.
+  uint32_t max_instruction_cycles() const {
+    return costs_.base_cycles + costs_.mmio_cycles + costs_.load_use_cycles +
+           2 * costs_.trap_cycles;
+  }
+
   // Turns an instruction-limit stop into an InstructionBudget fault (for `lanaikit exec`).
   void raise_budget_fault();
 
@@ -177,7 +245,10 @@ public:
 
 private:
   friend struct Interp;
-  enum class StepStatus : uint8_t { Ok, Halt, Fault, Yield };
+  // Trap: the instruction did not execute, a trap is pending (taken before the next one).
+  // Stop: it executed and changed the interrupt state: the run ends after it so that the
+  // change is seen before the next instruction.
+  enum class StepStatus : uint8_t { Ok, Halt, Fault, Yield, Trap, Stop };
 
   // One instruction by the reference model. Counts stall cycles but not instructions.
   StepStatus step_one();
@@ -190,6 +261,21 @@ private:
   void write_reg(unsigned r, uint32_t value) {
     if (r > isa::R1) regs_[r] = value; // r0 and r1 are constants; pc is handled by callers
   }
+  // Interrupts and traps (cpu_control.cpp).
+  // Runs the fast interpreter with interrupts, traps and the user alarm in play.
+  RunResult run_serviced(uint64_t budget, bool cycle_budget);
+  RunResult run_fast(uint64_t budget, bool cycle_budget); // Interp::run on this CPU
+  // At an instruction boundary: fires a due alarm, performs a pending return, takes a
+  // pending trap or an enabled interrupt. True if it redirected the fetch stream.
+  bool service();
+  void enter(uint32_t cause, uint32_t tval);
+  void set_mode(uint32_t status);
+  void update_attention();
+  StepStatus control_load(uint32_t addr, uint32_t& value);
+  StepStatus control_store(uint32_t addr, uint32_t value);
+  StepStatus raise_trap(uint32_t cause, uint32_t tval);
+  std::string control_report() const;
+
   // Does the instruction at `addr` (if any) read register `r`? For the load-use interlock.
   bool next_reads(uint32_t addr, unsigned r) const;
 
@@ -258,6 +344,20 @@ private:
   uint32_t num_words_ = 0;
   uint32_t guard_begin_ = 0, guard_end_ = 0; // the stack guard, word aligned
   void mark_guard(uint8_t mark);
+
+  // Interrupts and traps. attention_: something must happen at the next instruction
+  // boundary (an enabled line, a trap, a return); run() checks it once per call, so code
+  // that never uses the extension pays one test per run.
+  bool attention_ = false;
+  bool trap_pending_ = false, return_pending_ = false, ext_used_ = false;
+  bool alarm_armed_ = false;
+  uint32_t status_ = 0, estatus_ = 0, epc_ = 0, enpc_ = 0, ennpc_ = 0, esw_ = 0;
+  uint32_t cause_ = 0, tval_ = 0, tbr_ = 0, imask_ = 0, lines_ = 0;
+  uint32_t pending_cause_ = 0, pending_tval_ = 0, return_skip_ = 0;
+  uint64_t user_cycles_ = 0, mode_since_ = 0; // user cycles before the last mode change
+  uint64_t alarm_at_ = 0;
+  std::function<void()> alarm_fn_;
+  uint64_t unattributed_stalls_ = 0; // entry cycles for run_instrumented's next after()
 };
 
 // Granule of the code map that stores check: one word, so that data next to code (a table

@@ -70,7 +70,18 @@ const HandlerTables& fast_handlers() {
 RunResult Cpu::run(uint64_t max_insns) {
   if (fault_) return {StopReason::Fault, 0};
   if (halted_) return {StopReason::Halted, 0};
-  return Interp::run(static_cast<uint8_t*>(sram_.header()), max_insns, nullptr);
+  if (attention_ || alarm_armed_) return run_serviced(max_insns, false);
+  const RunResult r = Interp::run(static_cast<uint8_t*>(sram_.header()), max_insns, nullptr);
+  // A trap or a return raised inside the run: finish the budget with them in play.
+  if (r.reason == StopReason::Limit && attention_ && r.executed < max_insns) {
+    const RunResult more = run_serviced(max_insns - r.executed, false);
+    return {more.reason, r.executed + more.executed};
+  }
+  return r;
+}
+
+RunResult Cpu::run_fast(uint64_t budget, bool cycle_budget) {
+  return Interp::run(static_cast<uint8_t*>(sram_.header()), budget, nullptr, cycle_budget);
 }
 
 RunResult Cpu::run_cycles(uint64_t max_cycles) {
@@ -78,7 +89,15 @@ RunResult Cpu::run_cycles(uint64_t max_cycles) {
   if (halted_) return {StopReason::Halted, 0};
   if (costs_.base_cycles != 1)
     throw std::logic_error("Cpu::run_cycles needs a base cost of 1 cycle per instruction");
-  return Interp::run(static_cast<uint8_t*>(sram_.header()), max_cycles, nullptr, true);
+  if (attention_ || alarm_armed_) return run_serviced(max_cycles, true);
+  const uint64_t start = cycles();
+  const RunResult r = Interp::run(static_cast<uint8_t*>(sram_.header()), max_cycles, nullptr, true);
+  const uint64_t used = cycles() - start;
+  if (r.reason == StopReason::Limit && attention_ && used < max_cycles) {
+    const RunResult more = run_serviced(max_cycles - used, true);
+    return {more.reason, r.executed + more.executed};
+  }
+  return r;
 }
 
 #define CAT2(a, b) a##b
@@ -472,14 +491,21 @@ slow: // one instruction, already charged, at the synced pipeline state
       stall_charged += d;
     }
   }
-  if (st == Cpu::StepStatus::Fault || st == Cpu::StepStatus::Yield) {
+  if (st == Cpu::StepStatus::Fault || st == Cpu::StepStatus::Yield ||
+      st == Cpu::StepStatus::Trap) {
     left += 1; // it did not execute
-    reason = st == Cpu::StepStatus::Fault ? StopReason::Fault : StopReason::Yield;
+    reason = st == Cpu::StepStatus::Fault   ? StopReason::Fault
+             : st == Cpu::StepStatus::Yield ? StopReason::Yield
+                                            : StopReason::Limit; // the trap is the caller's
     goto done;
   }
   if (st == Cpu::StepStatus::Halt) {
     CPU->halted_ = true;
     reason = StopReason::Halted;
+    goto done;
+  }
+  if (st == Cpu::StepStatus::Stop) { // executed; an interrupt may be taken before the next
+    reason = StopReason::Limit;
     goto done;
   }
 reenter : { // nothing charged; the pipeline state is in the Cpu
@@ -537,8 +563,11 @@ precise: // nothing charged; fewer instructions left than the next run would tak
     if (core->lazy_sub) materialize(core); // the reference model reads %sw directly
     const uint64_t stalls_before = CPU->stall_cycles_;
     st = CPU->step_one();
-    if (st == Cpu::StepStatus::Fault || st == Cpu::StepStatus::Yield) {
-      reason = st == Cpu::StepStatus::Fault ? StopReason::Fault : StopReason::Yield;
+    if (st == Cpu::StepStatus::Fault || st == Cpu::StepStatus::Yield ||
+        st == Cpu::StepStatus::Trap) {
+      reason = st == Cpu::StepStatus::Fault   ? StopReason::Fault
+               : st == Cpu::StepStatus::Yield ? StopReason::Yield
+                                              : StopReason::Limit;
       goto done;
     }
     left -= 1;
@@ -550,6 +579,10 @@ precise: // nothing charged; fewer instructions left than the next run would tak
     if (st == Cpu::StepStatus::Halt) {
       CPU->halted_ = true;
       reason = StopReason::Halted;
+      goto done;
+    }
+    if (st == Cpu::StepStatus::Stop) {
+      reason = StopReason::Limit;
       goto done;
     }
   }
@@ -589,15 +622,15 @@ D2_yield:
   goto done;
 N_fault: // the reference model recorded the fault with the state synced before the access
   left += ip->remaining;
-  reason = StopReason::Fault;
+  reason = CPU->fault_ ? StopReason::Fault : StopReason::Limit; // or a trap, pending
   goto done;
 D1_fault:
   left += 1;
-  reason = StopReason::Fault;
+  reason = CPU->fault_ ? StopReason::Fault : StopReason::Limit; // or a trap, pending
   goto done;
 D2_fault:
   left += 2;
-  reason = StopReason::Fault;
+  reason = CPU->fault_ ? StopReason::Fault : StopReason::Limit; // or a trap, pending
   goto done;
 N_halt:
   left += ip->remaining - 1;
@@ -613,6 +646,12 @@ D2_halt:
   ip += 1;
   SYNC_D1;
 halt:
+  // After a store: the bare-program exit, or (attention_ set: only stores set it inside a
+  // run) one after which an interrupt may be taken (Cpu::StepStatus::Stop).
+  if (CPU->attention_) {
+    reason = StopReason::Limit;
+    goto done;
+  }
   CPU->halted_ = true;
   reason = StopReason::Halted;
 done : {

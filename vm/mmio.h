@@ -22,7 +22,13 @@ enum class MmioStatus : uint8_t {
   BadWidth, // the register exists but not for this access width: a fault
   Error,    // the access is not allowed now (e.g. a DMA started while busy): a fault whose
             // detail is the device's error_detail()
+  Trap,     // not done: the CPU takes a trap (docs/vm.md, "Interrupts and traps") with
+            // cause cpuctl::kCauseDevice + the device's trap_cause(), or kCausePrivileged
+            // when trap_cause() is kTrapPrivileged
 };
+
+// trap_cause() for "a user-mode access to a kernel register".
+inline constexpr uint32_t kTrapPrivileged = 0xFFFFFFFF;
 
 class MmioDevice {
 public:
@@ -31,6 +37,9 @@ public:
   virtual MmioStatus write(uint32_t addr, isa::Width width, uint32_t value) = 0;
   // Why the last access returned MmioStatus::Error (one line, for the fault report).
   virtual std::string error_detail() const { return "device error"; }
+  // Which trap the last access that returned MmioStatus::Trap raises: a device code
+  // 0..23, or kTrapPrivileged.
+  virtual uint32_t trap_cause() const { return kTrapPrivileged; }
 };
 
 // The bare-program ABI page (docs/abi.md):
@@ -51,6 +60,9 @@ public:
   MmioStatus write(uint32_t addr, isa::Width width, uint32_t value) override;
   std::string error_detail() const override {
     return next_ ? next_->error_detail() : MmioDevice::error_detail();
+  }
+  uint32_t trap_cause() const override {
+    return next_ ? next_->trap_cause() : MmioDevice::trap_cause();
   }
 
   // Send PUTC bytes straight to `out` (e.g. stdout) instead of collecting them.

@@ -61,6 +61,17 @@ public:
   virtual bool sram_write(uint32_t offset, std::span<const uint8_t> bytes) = 0;
   virtual bool sram_read(uint32_t offset, std::span<uint8_t> bytes) const = 0;
   virtual uint32_t sram_size() const = 0;
+
+  // The CPU's interrupts and traps (lanaikit's extension, docs/vm.md "Interrupts and
+  // traps"), for blocks that interrupt the CPU directly (FUGU's network interface): drive
+  // an interrupt line; the CPU's mode; its user-mode cycles and a one-shot alarm on them
+  // (an atomicity timer). A line or alarm changed by a CPU store takes effect before the
+  // CPU's next instruction; a read must not change them.
+  virtual void set_cpu_line(unsigned line, bool level) = 0;
+  virtual bool cpu_user_mode() const = 0;
+  virtual uint64_t cpu_user_cycles() const = 0;
+  virtual void set_cpu_user_alarm(uint64_t at, std::function<void()> fn) = 0;
+  virtual void clear_cpu_user_alarm() = 0;
 };
 
 class RegisterBlock {
@@ -81,11 +92,22 @@ public:
   }
 
   // The access at a word offset inside the block, from the CPU or the host. Return
-  // MmioStatus::Ok, Unmapped (no register at this offset), or Error with error_detail()
-  // saying why (e.g. a read-only register written).
+  // MmioStatus::Ok, Unmapped (no register at this offset), Error with error_detail()
+  // saying why (e.g. a read-only register written), or, for the CPU's accesses, Trap with
+  // trap_cause() saying which.
   virtual MmioStatus read(uint32_t offset, bool from_host, uint32_t& value) = 0;
   virtual MmioStatus write(uint32_t offset, bool from_host, uint32_t value) = 0;
   virtual std::string error_detail() const { return "access not allowed"; }
+  // Whether user-mode code may make this access (docs/vm.md, "Interrupts and traps"); one
+  // it may not traps the CPU (privileged) before the block sees it. Default: kernel only.
+  virtual bool user_access(uint32_t offset, bool is_write) const {
+    (void)offset;
+    (void)is_write;
+    return false;
+  }
+  // The trap a CPU access that returned MmioStatus::Trap raises: a device code 0..23
+  // (cause cpuctl::kCauseDevice + code) or kTrapPrivileged.
+  virtual uint32_t trap_cause() const { return kTrapPrivileged; }
 
   // The chip was reset or powered off: registers to their reset values. Events scheduled
   // through the port before are dropped by the chip.
