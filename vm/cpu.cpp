@@ -155,7 +155,7 @@ Cpu::StepStatus Cpu::load(uint32_t addr, Width width, bool zero_ext, uint32_t& v
     return StepStatus::Ok;
   }
   if (addr < kMmioBase) return set_fault(FaultKind::BusError, addr, "load");
-  if (addr >= cpuctl::kBase && addr < cpuctl::kEnd) {
+  if (addr - cpuctl::kBase < cpuctl::kEnd - cpuctl::kBase) { // the CPU's own registers
     if (width != Width::Word)
       return set_fault(FaultKind::MmioError, addr, "the CPU's control registers are words");
     if (user_mode()) return raise_trap(cpuctl::kCausePrivileged, addr);
@@ -169,6 +169,7 @@ Cpu::StepStatus Cpu::load(uint32_t addr, Width width, bool zero_ext, uint32_t& v
   case MmioStatus::Ok:
   case MmioStatus::Halt: break;
   case MmioStatus::Yield: stall_cycles_ -= costs_.mmio_cycles; return StepStatus::Yield;
+  case MmioStatus::Busy: return busy();
   case MmioStatus::Trap:
     stall_cycles_ -= costs_.mmio_cycles;
     return raise_trap(device_cause(mmio_.trap_cause()), addr);
@@ -211,7 +212,7 @@ Cpu::StepStatus Cpu::store(uint32_t addr, Width width, uint32_t value) {
     return StepStatus::Ok;
   }
   if (addr < kMmioBase) return set_fault(FaultKind::BusError, addr, "store");
-  if (addr >= cpuctl::kBase && addr < cpuctl::kEnd) {
+  if (addr - cpuctl::kBase < cpuctl::kEnd - cpuctl::kBase) { // the CPU's own registers
     if (width != Width::Word)
       return set_fault(FaultKind::MmioError, addr, "the CPU's control registers are words");
     if (user_mode() && addr != cpuctl::kSyscall) return raise_trap(cpuctl::kCausePrivileged, addr);
@@ -224,6 +225,7 @@ Cpu::StepStatus Cpu::store(uint32_t addr, Width width, uint32_t value) {
   case MmioStatus::Ok: return attention_ ? StepStatus::Stop : StepStatus::Ok;
   case MmioStatus::Halt: return StepStatus::Halt;
   case MmioStatus::Yield: stall_cycles_ -= costs_.mmio_cycles; return StepStatus::Yield;
+  case MmioStatus::Busy: return busy();
   case MmioStatus::Trap:
     stall_cycles_ -= costs_.mmio_cycles;
     return raise_trap(device_cause(mmio_.trap_cause()), addr);
@@ -403,7 +405,10 @@ RunResult Cpu::step_reference(uint64_t max_insns, const TraceFn& trace) {
     const StepStatus s = step_one();
     if (s == StepStatus::Fault) break;
     if (s == StepStatus::Yield) return {StopReason::Yield, done};
-    if (s == StepStatus::Trap) continue; // did not execute; taken at the next boundary
+    if (s == StepStatus::Trap) {
+      if (trap_pending_) continue; // did not execute; taken at the next boundary
+      break;                       // blocked (MmioStatus::Busy): the caller goes on
+    }
     ++done;
     ++instructions_; // now, not at the end: an entry or return reads cycles()
     if (s == StepStatus::Halt) {
@@ -450,7 +455,13 @@ RunResult Cpu::run_instrumented(uint64_t budget, bool cycle_budget, Instrument& 
       reason = StopReason::Yield;
       break;
     }
-    if (s == StepStatus::Trap) continue;
+    if (s == StepStatus::Trap) {
+      if (trap_pending_) continue;
+      // Blocked (MmioStatus::Busy): the caller goes on; the cycle waited is charged to the
+      // instruction when it finally runs.
+      unattributed_stalls_ += stall_cycles_ - stalls;
+      break;
+    }
     ++done;
     ++instructions_;
     ins.after(pc, uint32_t(costs_.base_cycles + (stall_cycles_ - stalls) + unattributed_stalls_));

@@ -274,6 +274,13 @@ private:
   StepStatus control_load(uint32_t addr, uint32_t& value);
   StepStatus control_store(uint32_t addr, uint32_t value);
   StepStatus raise_trap(uint32_t cause, uint32_t tval);
+  // A device access that blocks (MmioStatus::Busy): not executed, one cycle passes, the run
+  // ends (StepStatus::Trap with no trap pending) and the next one tries again.
+  StepStatus busy() {
+    stall_cycles_ += 1; // instead of the access's memory-mapped cost
+    stall_cycles_ -= costs_.mmio_cycles;
+    return StepStatus::Trap;
+  }
   std::string control_report() const;
 
   // Does the instruction at `addr` (if any) read register `r`? For the load-use interlock.

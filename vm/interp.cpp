@@ -33,8 +33,10 @@ struct Interp {
   // `budget` counts instructions, or with `cycles` set, cycles (base cost 1 per
   // instruction plus stalls): then an instruction runs only if it starts before the
   // budget's end (vm/cpu.h, Cpu::run_cycles).
+  // A run that a trap or a store changing the interrupt state ended early goes on in
+  // Cpu::run_serviced with what is left of the budget, unless `nested` (it is that loop's).
   static RunResult run(uint8_t* storage, uint64_t budget, HandlerTables* export_tables,
-                       bool cycles = false);
+                       bool cycles = false, bool nested = false);
 
   // The flags, computed now if a sub.f left them lazy.
   [[gnu::always_inline]] static uint32_t materialize(Cpu::Core* core) {
@@ -71,17 +73,11 @@ RunResult Cpu::run(uint64_t max_insns) {
   if (fault_) return {StopReason::Fault, 0};
   if (halted_) return {StopReason::Halted, 0};
   if (attention_ || alarm_armed_) return run_serviced(max_insns, false);
-  const RunResult r = Interp::run(static_cast<uint8_t*>(sram_.header()), max_insns, nullptr);
-  // A trap or a return raised inside the run: finish the budget with them in play.
-  if (r.reason == StopReason::Limit && attention_ && r.executed < max_insns) {
-    const RunResult more = run_serviced(max_insns - r.executed, false);
-    return {more.reason, r.executed + more.executed};
-  }
-  return r;
+  return Interp::run(static_cast<uint8_t*>(sram_.header()), max_insns, nullptr);
 }
 
 RunResult Cpu::run_fast(uint64_t budget, bool cycle_budget) {
-  return Interp::run(static_cast<uint8_t*>(sram_.header()), budget, nullptr, cycle_budget);
+  return Interp::run(static_cast<uint8_t*>(sram_.header()), budget, nullptr, cycle_budget, true);
 }
 
 RunResult Cpu::run_cycles(uint64_t max_cycles) {
@@ -90,21 +86,14 @@ RunResult Cpu::run_cycles(uint64_t max_cycles) {
   if (costs_.base_cycles != 1)
     throw std::logic_error("Cpu::run_cycles needs a base cost of 1 cycle per instruction");
   if (attention_ || alarm_armed_) return run_serviced(max_cycles, true);
-  const uint64_t start = cycles();
-  const RunResult r = Interp::run(static_cast<uint8_t*>(sram_.header()), max_cycles, nullptr, true);
-  const uint64_t used = cycles() - start;
-  if (r.reason == StopReason::Limit && attention_ && used < max_cycles) {
-    const RunResult more = run_serviced(max_cycles - used, true);
-    return {more.reason, r.executed + more.executed};
-  }
-  return r;
+  return Interp::run(static_cast<uint8_t*>(sram_.header()), max_cycles, nullptr, true);
 }
 
 #define CAT2(a, b) a##b
 #define CAT(a, b) CAT2(a, b)
 
 RunResult Interp::run(uint8_t* const storage, uint64_t max_insns, HandlerTables* export_tables,
-                      const bool cycles) {
+                      const bool cycles, const bool nested) {
 #define LANAIKIT_LABEL_N(name) &&N_##name,
 #define LANAIKIT_LABEL_D1(name) &&D1_##name,
 #define LANAIKIT_LABEL_D2(name) &&D2_##name,
@@ -660,6 +649,13 @@ done : {
   core->cycle_mode = 0;
   CPU->instructions_ += executed;
   CPU->stall_cycles_ += extra;
+  // Ended early by a trap, a return or a line a store raised (docs/vm.md, "Interrupts and
+  // traps"): the rest of the budget (`left`: instructions, or cycles under a cycle budget)
+  // runs with them served. Code that does not use the extension never gets here.
+  if (__builtin_expect(CPU->attention_, 0) && !nested && reason == StopReason::Limit && left > 0) {
+    const RunResult more = CPU->run_serviced(uint64_t(left), cycles);
+    return {more.reason, executed + more.executed};
+  }
   return {reason, executed};
 }
 

@@ -22,6 +22,9 @@ enum class MmioStatus : uint8_t {
   BadWidth, // the register exists but not for this access width: a fault
   Error,    // the access is not allowed now (e.g. a DMA started while busy): a fault whose
             // detail is the device's error_detail()
+  Busy,     // not done: the device cannot take it yet (a store that blocks, like FUGU's
+            // send buffer when the network is backed up); the CPU waits one cycle and
+            // tries again
   Trap,     // not done: the CPU takes a trap (docs/vm.md, "Interrupts and traps") with
             // cause cpuctl::kCauseDevice + the device's trap_cause(), or kCausePrivileged
             // when trap_cause() is kTrapPrivileged
