@@ -122,8 +122,9 @@ inline constexpr uint32_t kTval = 0xFFFFF09C;    // R   access address, or SYSCA
 inline constexpr uint32_t kTbr = 0xFFFFF0A0;     // RW  trap table base (1 KB aligned)
 inline constexpr uint32_t kImask = 0xFFFFF0A4;   // RW  interrupt lines enabled
 inline constexpr uint32_t kIpend = 0xFFFFF0A8;   // R   interrupt line levels
-inline constexpr uint32_t kReti = 0xFFFFF0AC;    // W   return: 0 retry EPC, 1 skip it
+inline constexpr uint32_t kReti = 0xFFFFF0AC;    // W   return to EPC (retry it)
 inline constexpr uint32_t kSyscall = 0xFFFFF0B0; // W   (any mode) trap kCauseSyscall
+inline constexpr uint32_t kRetiSkip = 0xFFFFF0B4; // W  return past EPC (skip it)
 inline constexpr uint32_t kEnd = 0xFFFFF0C0;
 
 inline constexpr uint32_t kStatusUser = 1, kStatusIe = 2;

@@ -185,6 +185,7 @@ Cpu::StepStatus Cpu::control_load(uint32_t addr, uint32_t& value) {
   case kImask: value = imask_; return StepStatus::Ok;
   case kIpend: value = lines_; return StepStatus::Ok;
   case kReti:
+  case kRetiSkip:
   case kSyscall: return set_fault(FaultKind::MmioError, addr, "load from a write-only CPU control register");
   }
   return set_fault(FaultKind::MmioError, addr, "load from unmapped register");
@@ -208,9 +209,9 @@ Cpu::StepStatus Cpu::control_store(uint32_t addr, uint32_t value) {
     update_attention();
     return attention_ ? StepStatus::Stop : StepStatus::Ok;
   case kReti:
-    if (value > 1) return set_fault(FaultKind::MmioError, addr, "RETI takes 0 (retry) or 1 (skip)");
+  case kRetiSkip: // the value is ignored: %r0 will do, every other register may be restored
     return_pending_ = true;
-    return_skip_ = value;
+    return_skip_ = addr == kRetiSkip;
     attention_ = true;
     return StepStatus::Stop;
   case kSyscall:

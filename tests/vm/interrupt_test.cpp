@@ -99,7 +99,9 @@ std::vector<uint32_t> kernel_handler() {
       ri(ADD, 21, 21, 40),
       st(21, 0, off(LineDevice::kAlarm)),
       ri(SH, 23, 17, uint32_t(-5) & 0xFFFF), // cause >> 5: 0 interrupt, 1 trap
-      st(23, 0, off(cpuctl::kReti)),
+      ri(SH, 23, 23, 3),                     // 0 or 8: RETI or RETI_SKIP
+      rr(ADD, 23, 23, 24),                   // r24 = RETI's address (set at boot)
+      st(0, 23, 0),
       kNop,
       kNop,
   };
@@ -116,6 +118,7 @@ std::vector<uint32_t> kernel_boot() {
       ri(OR, 20, 0, 8),           st(20, 0, off(cpuctl::kEnnpc)),
       ri(OR, 20, 0, 50),          st(20, 0, off(LineDevice::kAlarm)),
       ri(AND, 20, 20, 0),         // r20 back to 0 (the handler folds into it)
+      ri(OR, 24, 0, cpuctl::kReti & 0xFFFF), ri(OR, 24, 24, 0xFFFF, false, true), // r24 = RETI
       st(0, 0, off(cpuctl::kReti)),
       kNop,                       kNop,
   };
@@ -382,7 +385,7 @@ TEST(CpuInterrupts, UserModeTrapsOnKernelRegistersSyscallsAndDeviceTraps) {
            0x200);
   for (uint32_t cause : {cpuctl::kCausePrivileged, cpuctl::kCauseSyscall, cpuctl::kCauseDevice + 5}) {
     const uint32_t at = kTbr + cause * 16;
-    k.m.load({ri(OR, 21, 0, 1), st(21, 0, off(cpuctl::kReti)), kNop, kNop}, at);
+    k.m.load({st(0, 0, off(cpuctl::kRetiSkip)), kNop, kNop, kNop}, at);
   }
   k.step(12); // the boot: 3 + 9 instructions, the last the RETI (taken at the next boundary)
   EXPECT_FALSE(k.m.cpu.user_mode());
@@ -392,11 +395,11 @@ TEST(CpuInterrupts, UserModeTrapsOnKernelRegistersSyscallsAndDeviceTraps) {
   EXPECT_EQ(k.ctl(cpuctl::kEpc), 0x200u);
   EXPECT_EQ(k.ctl(cpuctl::kEStatus), cpuctl::kStatusUser);
   EXPECT_FALSE(k.m.cpu.user_mode());
-  k.step(3); // the RETI (skip), then user 0x204, and the SYSCALL traps
+  k.step(2); // the RETI (skip), then user 0x204, and the SYSCALL traps
   EXPECT_EQ(k.ctl(cpuctl::kCause), cpuctl::kCauseSyscall);
   EXPECT_EQ(k.ctl(cpuctl::kTval), 77u);
   EXPECT_EQ(k.ctl(cpuctl::kEpc), 0x208u);
-  k.step(2); // the RETI; back, and the device's trapping load: the vector again
+  k.step(1); // the RETI; back, and the device's trapping load: the vector again
   EXPECT_EQ(k.ctl(cpuctl::kCause), cpuctl::kCauseDevice + 5);
   EXPECT_EQ(k.ctl(cpuctl::kTval), LineDevice::kTrapMe);
   EXPECT_EQ(k.m.cpu.reg(10), 0u); // the load did not happen
@@ -438,11 +441,11 @@ TEST(CpuInterrupts, NoTrapTableIsAFaultAndAReadMayNotRaiseALine) {
   EXPECT_NE(report.find("trap with no trap table (cause 33 (SYSCALL) with TBR 0)"), std::string::npos)
       << report;
   EXPECT_NE(report.find("kernel mode, IE off"), std::string::npos) << report;
-  // RETI takes 0 or 1 only.
-  Kernel r({ri(OR, 9, 0, 2), st(9, 0, off(cpuctl::kReti))});
+  // The control registers are words, and RETI is write-only.
+  Kernel r({ld(9, 0, off(cpuctl::kReti))});
   r.m.cpu.run(10);
   ASSERT_TRUE(r.m.cpu.fault().has_value());
-  EXPECT_NE(r.m.cpu.fault_report().find("RETI takes 0 (retry) or 1 (skip)"), std::string::npos);
+  EXPECT_NE(r.m.cpu.fault_report().find("load from a write-only CPU control register"), std::string::npos);
   // A device that changes a line on a read breaks the rule the fast interpreter relies on
   // (only stores end its run): a fault naming it, in both executors.
   for (bool fast : {false, true}) {
