@@ -80,7 +80,14 @@ Cluster::Cluster(ClusterParams params) : params_(std::move(params)) {
   }
   for (uint32_t i = 0; i < n; ++i) {
     nodes_.push_back(std::make_unique<Node>(kernel_, params_.node, i, "node" + std::to_string(i)));
-    nodes_.back()->chip().attach_links(&network_->node_tx(i), &network_->node_rx(i));
+    if (params_.fugu) {
+      auto ni = std::make_unique<vm::FuguInterface>(network_->node_tx(i), network_->node_rx(i), i,
+                                                     network_->routes().at(i), *params_.fugu);
+      fugu_interfaces_.push_back(ni.get());
+      nodes_.back()->chip().attach_block(vm::kFuguInterfaceBase, std::move(ni));
+    } else {
+      nodes_.back()->chip().attach_links(&network_->node_tx(i), &network_->node_rx(i));
+    }
   }
   Time min_latency = -1;
   for (size_t i = 0; i < network_->link_count(); ++i) {
@@ -106,12 +113,17 @@ vm::CellInterface* Cluster::cell_interface(uint32_t node) {
   return atm_ ? cell_interfaces_.at(node) : nullptr;
 }
 
+vm::FuguInterface* Cluster::fugu_interface(uint32_t node) {
+  return params_.fugu ? fugu_interfaces_.at(node) : nullptr;
+}
+
 Cluster::~Cluster() {
   // Chips detach from the links before the network goes away.
   for (auto& n : nodes_) n->chip().attach_links(nullptr, nullptr);
   // The cell interfaces die with their chips, before the links that feed them.
   nodes_.clear();
   cell_interfaces_.clear();
+  fugu_interfaces_.clear();
   atm_.reset();
 }
 

@@ -9,6 +9,7 @@
 #pragma once
 
 #include "net/atm_network.h"
+#include "vm/fugu_interface.h"
 #include "net/topology.h"
 #include "event/kernel.h"
 #include "sim/node.h"
@@ -36,6 +37,10 @@ struct ClusterParams {
   // An ATM network besides the source-routed one (DART): every node's chip gets a cell
   // interface (vm/cell_interface.h) at vm::kCellInterfaceBase on it.
   std::optional<net::AtmNetworkConfig> atm;
+  // FUGU nodes (UDM): the source-routed network feeds a FUGU network interface
+  // (vm/fugu_interface.h) at vm::kFuguInterfaceBase on every chip instead of the LANai's
+  // send and receive engines.
+  std::optional<vm::FuguInterface::Config> fugu;
   // Sections the platform did not give that took a struct's defaults ("link", "switch").
   std::vector<std::string> defaulted;
 };
@@ -80,6 +85,8 @@ public:
   // The ATM network and node i's cell interface; null without params().atm.
   net::AtmNetwork* atm() { return atm_.get(); }
   vm::CellInterface* cell_interface(uint32_t node);
+  // Node i's FUGU network interface; null without params().fugu.
+  vm::FuguInterface* fugu_interface(uint32_t node);
 
   // A node powered off stops its chip; its switch port is marked down, so packets
   // addressed to it are discarded instead of blocking the network.
@@ -91,6 +98,7 @@ private:
   std::unique_ptr<net::Network> network_;
   std::unique_ptr<net::AtmNetwork> atm_;
   std::vector<vm::CellInterface*> cell_interfaces_; // owned by the chips
+  std::vector<vm::FuguInterface*> fugu_interfaces_; // owned by the chips
   std::vector<std::unique_ptr<Node>> nodes_;
 };
 

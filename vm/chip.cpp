@@ -314,7 +314,7 @@ MmioStatus Chip::block_access(uint32_t addr, isa::Width width, bool is_write, ui
   if (cpu_.user_mode() && !b->block->user_access(off, is_write)) return privileged();
   if (b->block->needs_exact_time(off, is_write) && !exact_ok_) return MmioStatus::Yield;
   const MmioStatus s = is_write ? b->block->write(off, false, value) : b->block->read(off, false, value);
-  if (s == MmioStatus::Ok) return s;
+  if (s == MmioStatus::Ok || s == MmioStatus::Busy) return s;
   if (s == MmioStatus::Trap) {
     trap_cause_ = b->block->trap_cause();
     return s;
