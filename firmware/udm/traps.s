@@ -23,6 +23,7 @@ udm_trap_table:
 	nop
 	.endr
 
+	.globl	udm_trap_common
 udm_trap_common:
 	or	%r9, lo(udm_trap_frame), %r9
 	st	%r3, 12[%r9]
