@@ -3,8 +3,10 @@
 !
 ! Every vector saves the interrupted registers into udm_trap_frame (r3..r31 at 4*n; r0,
 ! r1 and r2 have no state to save), switches to the kernel stack, calls the C function
-! udm_trap(frame) and restores them; it returns with RETI, or with RETI_SKIP when the
-! handler set frame[32] (go on past a trapping instruction). The frame is at a fixed
+! udm_trap(frame) and restores them; it returns with RETI, first moving the saved stream
+! past the trapping instruction when the handler set frame[32] (a SYSCALL, an emulated
+! DISPOSE): what RETI_SKIP does, done here so that one restore sequence serves both (the
+! store to RETI must come after every register is restored). The frame is at a fixed
 ! address, reached with absolute stores (`st %r9, [sym]`), so the entry needs no free
 ! register. Traps are not nested: the kernel runs with interrupts off (IE clear) and must
 ! not trap itself.
@@ -67,8 +69,15 @@ udm_trap_common:
 	or	%r9, lo(udm_trap_frame), %r9
 	ld	128[%r9], %r3
 	sub.f	%r3, 0x0, %r0              ! the flags are the handler's: ESW restores the user's
-	bne	.Lskip
+	beq	.Lrestore
 	nop
+	ld	-3956[%r0], %r3            ! skip: EPC <- ENPC, ENPC <- ENNPC, ENNPC += 4
+	st	%r3, -3960[%r0]
+	ld	-3952[%r0], %r3
+	st	%r3, -3956[%r0]
+	add	%r3, 0x4, %r3
+	st	%r3, -3952[%r0]
+.Lrestore:
 	ld	12[%r9], %r3
 	ld	16[%r9], %r4
 	ld	20[%r9], %r5
@@ -99,37 +108,6 @@ udm_trap_common:
 	ld	124[%r9], %r31
 	ld	36[%r9], %r9
 	st	%r0, -3924[%r0]            ! RETI (0xFFFFF0AC): nothing after it runs
-.Lskip:
-	ld	12[%r9], %r3
-	ld	16[%r9], %r4
-	ld	20[%r9], %r5
-	ld	24[%r9], %r6
-	ld	28[%r9], %r7
-	ld	32[%r9], %r8
-	ld	40[%r9], %r10
-	ld	44[%r9], %r11
-	ld	48[%r9], %r12
-	ld	52[%r9], %r13
-	ld	56[%r9], %r14
-	ld	60[%r9], %r15
-	ld	64[%r9], %r16
-	ld	68[%r9], %r17
-	ld	72[%r9], %r18
-	ld	76[%r9], %r19
-	ld	80[%r9], %r20
-	ld	84[%r9], %r21
-	ld	88[%r9], %r22
-	ld	92[%r9], %r23
-	ld	96[%r9], %r24
-	ld	100[%r9], %r25
-	ld	104[%r9], %r26
-	ld	108[%r9], %r27
-	ld	112[%r9], %r28
-	ld	116[%r9], %r29
-	ld	120[%r9], %r30
-	ld	124[%r9], %r31
-	ld	36[%r9], %r9
-	st	%r0, -3916[%r0]            ! RETI_SKIP (0xFFFFF0B4)
 
 	.globl	udm_enter_user
 	.p2align	2

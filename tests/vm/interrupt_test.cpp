@@ -309,6 +309,15 @@ std::vector<uint32_t> set_tbr_and_mask(uint32_t mask_reg_value_reg) {
   return {ri(OR, 20, 0, kTbr), st(20, 0, off(cpuctl::kTbr)), st(mask_reg_value_reg, 0, off(cpuctl::kImask))};
 }
 
+// Kernel code that returns into user mode at `at` (9 instructions, r20 scratch).
+std::vector<uint32_t> enter_user_at(uint32_t at) {
+  return {ri(OR, 20, 0, cpuctl::kStatusUser), st(20, 0, off(cpuctl::kEStatus)),
+          ri(OR, 20, 0, at),                  st(20, 0, off(cpuctl::kEpc)),
+          ri(OR, 20, 0, at + 4),              st(20, 0, off(cpuctl::kEnpc)),
+          ri(OR, 20, 0, at + 8),              st(20, 0, off(cpuctl::kEnnpc)),
+          st(0, 0, off(cpuctl::kReti))};
+}
+
 } // namespace
 
 TEST(CpuInterrupts, AnInterruptInADelaySlotSavesTheWholeFetchStream) {
@@ -374,11 +383,7 @@ TEST(CpuInterrupts, UserModeTrapsOnKernelRegistersSyscallsAndDeviceTraps) {
   // Kernel: enter user mode at 0x200. User: a privileged store, a SYSCALL, a device trap,
   // a readable device register. Vectors: return skipping the trapping instruction.
   std::vector<uint32_t> code = set_tbr_and_mask(0);
-  for (uint32_t w : {ri(OR, 20, 0, cpuctl::kStatusUser), st(20, 0, off(cpuctl::kEStatus)),
-                     ri(OR, 20, 0, 0x200), st(20, 0, off(cpuctl::kEpc)), ri(OR, 20, 0, 0x204),
-                     st(20, 0, off(cpuctl::kEnpc)), ri(OR, 20, 0, 0x208),
-                     st(20, 0, off(cpuctl::kEnnpc)), st(0, 0, off(cpuctl::kReti))})
-    code.push_back(w);
+  for (uint32_t w : enter_user_at(0x200)) code.push_back(w);
   Kernel k(code);
   k.m.load({st(9, 0, off(cpuctl::kStatus)), ri(OR, 9, 0, 77), st(9, 0, off(cpuctl::kSyscall)),
             ld(10, 0, off(LineDevice::kTrapMe)), ld(11, 0, off(LineDevice::kUser)), kNop},
@@ -415,11 +420,7 @@ TEST(CpuInterrupts, AlarmCountsUserCyclesOnly) {
   std::vector<uint32_t> code = set_tbr_and_mask(1);
   for (uint32_t w : {ri(OR, 20, 0, 100), st(20, 0, off(LineDevice::kAlarm))}) code.push_back(w);
   for (int i = 0; i < 50; ++i) code.push_back(kNop);
-  for (uint32_t w : {ri(OR, 20, 0, cpuctl::kStatusUser), st(20, 0, off(cpuctl::kEStatus)),
-                     ri(OR, 20, 0, 0x200), st(20, 0, off(cpuctl::kEpc)), ri(OR, 20, 0, 0x204),
-                     st(20, 0, off(cpuctl::kEnpc)), ri(OR, 20, 0, 0x208),
-                     st(20, 0, off(cpuctl::kEnnpc)), st(0, 0, off(cpuctl::kReti))})
-    code.push_back(w);
+  for (uint32_t w : enter_user_at(0x200)) code.push_back(w);
   Kernel k(code);
   k.m.load({ri(ADD, 9, 9, 1), ld(10, 0, 0x1000), rr(ADD, 11, 11, 10), bt(0x200), kNop}, 0x200);
   // Fast interpreter with a generous cycle budget: it must stop at the alarm.
