@@ -169,6 +169,27 @@ TEST(FuguInterface, ASenderBlocksWhileTheNetworkIsFullAndLosesNothing) {
   EXPECT_GT(r.c->fugu_interface(0)->counters().blocked_cycles, 100u);
 }
 
+// Hostile packets (a length field of 0, of more than 16 words, or not matching the bytes;
+// a header cut short) are dropped and counted at the receiving interface; the legitimate
+// messages behind them arrive intact and in order.
+TEST(FuguInterface, MalformedPacketsAreDroppedAndCounted) {
+  FuguRig r({{SEND, 10}, {RECV_INT, 10}});
+  net::Network& net = r.c->network();
+  auto inject = [&](std::vector<uint8_t> payload) {
+    net.node_tx(0).send(net.make_packet(0, 1, 9000 + payload.size(), payload));
+  };
+  inject({0, 0, 0, 0});                          // length 0
+  inject({0, 0, 0, 20, 1, 2, 3, 4});             // 20 words claimed
+  inject({0, 0, 0, 5, 0, 0, 0, 1, 0, 0, 0, 2});  // 5 claimed, 2 carried
+  inject({0, 0});                                // a header cut short
+  r.run();
+  ASSERT_TRUE(r.halted_cleanly(1));
+  EXPECT_EQ(r.c->fugu_interface(1)->counters().malformed, 4u);
+  EXPECT_EQ(r.result(1, R_COUNT), 10u);
+  EXPECT_EQ(r.result(1, R_ORDER), 0u);
+  EXPECT_EQ(r.result(1, R_MISMATCH), 0u);
+}
+
 // Batching: the CPU's batch size never changes a result, with interrupts, traps, the
 // atomicity alarm and blocked stores in play.
 TEST(FuguInterface, BatchSizesGiveOneResult) {
