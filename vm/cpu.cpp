@@ -164,7 +164,6 @@ Cpu::StepStatus Cpu::load(uint32_t addr, Width width, bool zero_ext, uint32_t& v
   }
   stall_cycles_ += costs_.mmio_cycles;
   uint32_t raw = 0;
-  const bool quiet = !attention_;
   switch (mmio_.read(addr, width, raw)) {
   case MmioStatus::Ok:
   case MmioStatus::Halt: break;
@@ -181,7 +180,8 @@ Cpu::StepStatus Cpu::load(uint32_t addr, Width width, bool zero_ext, uint32_t& v
   }
   // Only stores may change what the CPU takes next (the fast interpreter ends its run after
   // a store that did, not after a load): a device doing it on a read is a device bug.
-  if (quiet && attention_)
+  // (attention_ is clear whenever an instruction starts: every run serves it first.)
+  if (attention_)
     return set_fault(FaultKind::MmioError, addr,
                      "a register read changed the CPU's interrupt state (only stores may)");
   if (width == Width::Half) raw = zero_ext ? (raw & 0xFFFF) : uint32_t(int32_t(int16_t(raw)));
