@@ -11,7 +11,6 @@ namespace {
 // then bit 7 kernel message and bits 4..0 the length in words.
 constexpr uint32_t kHeaderBytes = 4;
 constexpr uint8_t kFlagKernel = 0x80;
-constexpr uint32_t kTagLaunch = 0x46554755; // "FUGU"
 
 uint32_t be32(const uint8_t* p) {
   return uint32_t(p[0]) << 24 | uint32_t(p[1]) << 16 | uint32_t(p[2]) << 8 | p[3];
