@@ -39,6 +39,7 @@ bool FuguInterface::needs_exact_time(uint32_t offset, bool is_write) const {
   switch (offset) {
   case LAUNCH:
   case DISPOSE:
+  case DISPOSE_TO:
   case BEGINATOM:
   case ENDATOM:
   case UAC:
@@ -106,6 +107,7 @@ MmioStatus FuguInterface::read(uint32_t offset, bool from_host, uint32_t& value)
   case NODES: value = uint32_t(routes_.size()); return MmioStatus::Ok;
   case LAUNCH:
   case DISPOSE:
+  case DISPOSE_TO:
   case BEGINATOM:
   case ENDATOM:
   case IRQ_ACK: return error("write-only register");
@@ -134,6 +136,7 @@ MmioStatus FuguInterface::write(uint32_t offset, bool from_host, uint32_t value)
     return MmioStatus::Ok;
   case LAUNCH: return launch(value, !user);
   case DISPOSE: return dispose(!user);
+  case DISPOSE_TO: return dispose_to(value);
   case BEGINATOM:
     uac_ |= value & kUserBits;
     update();
@@ -251,6 +254,36 @@ MmioStatus FuguInterface::dispose(bool from_kernel) {
     rx_.sink_ready();
   }
   return MmioStatus::Ok;
+}
+
+// The buffer-insertion DMA: the head message, whatever its GID, into kernel memory as the
+// record user code reads through the base-register convention (word 0 the length, word 1
+// the source, then the words: the window's own layout from RECV_LEN on). At the access's
+// time, like the rest of the interface; the CPU pays only the store.
+MmioStatus FuguInterface::dispose_to(uint32_t address) {
+  if (input_.empty()) return error("DISPOSE_TO with no message at the head");
+  const Message& m = input_.front();
+  std::vector<uint8_t> bytes;
+  bytes.reserve(8 + 4 * m.words.size());
+  auto put = [&](uint32_t w) {
+    for (int s = 24; s >= 0; s -= 8) bytes.push_back(uint8_t(w >> s));
+  };
+  put(uint32_t(m.words.size()));
+  put(m.src);
+  for (uint32_t w : m.words) put(w);
+  if (address % 4 != 0 || !port().sram_write(address, bytes)) {
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "DISPOSE_TO 0x%08x: a %zu-byte record does not fit in SRAM there",
+                  address, bytes.size());
+    return error(buf);
+  }
+  ++counters_.dma_records;
+  // The kernel's copy is not the application's dispose: dispose-pending stays as it was,
+  // so a handler that never disposes the copied message still fails at its ENDATOM.
+  const uint32_t pending = uac_ & kDisposePending;
+  const MmioStatus st = dispose(true);
+  uac_ |= pending;
+  return st;
 }
 
 MmioStatus FuguInterface::endatom(uint32_t bits, bool from_kernel) {

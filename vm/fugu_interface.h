@@ -61,6 +61,7 @@ struct FuguCounters {
   uint64_t malformed = 0;       // packets too short or with a bad length (dropped)
   uint64_t blocked_cycles = 0;  // CPU retries on a full output queue
   uint64_t traps = 0;           // traps raised (any code)
+  uint64_t dma_records = 0;     // messages copied to memory by DISPOSE_TO
 };
 
 class FuguInterface final : public RegisterBlock, public net::PacketSink {
@@ -75,8 +76,9 @@ public:
     BEGINATOM = 0x054, // W: UAC |= value's user bits
     ENDATOM = 0x058,   // W: UAC &= ~value's user bits (traps with a kernel bit set)
     UAC = 0x05C,       // R (kernel W): the four UAC bits
-    RECV_LEN = 0x060,  // R: the window's message length in words (0 if none)
-    RECV_SRC = 0x064,  // R: its source node
+    RECV_LEN = 0x078,  // R: the window's message length in words (0 if none)
+    RECV_SRC = 0x07C,  // R: its source node (RECV_LEN and RECV_SRC sit just before RECV:
+                       //   the layout of a buffered message record, docs/udm.md)
     RECV = 0x080,      // 16 words: the input window (R)
     kUserEnd = 0x0C0,  // user code may reach the registers below this
     GID = 0x0C0,       // kernel RW: the running application's group id (0..255)
@@ -88,7 +90,10 @@ public:
     IRQ_ACK = 0x0D4,   // kernel W: bit 0 clears atomicity-timeout
     NODE = 0x0D8,      // R: this node's number
     NODES = 0x0DC,     // R: nodes on the network
-    kSize = 0x0E0,
+    DISPOSE_TO = 0x0E0, // kernel W: copy the head message into SRAM at the value as a record
+                        //   (length, source, words), then dispose of it (the paper's DMA
+                        //   "optionally invoked as part of the dispose operation")
+    kSize = 0x0E4,
   };
   static constexpr uint32_t kBufferWords = 16;
   // UAC bits (Table 3).
@@ -158,6 +163,7 @@ private:
   }
   MmioStatus launch(uint32_t len, bool from_kernel);
   MmioStatus dispose(bool from_kernel);
+  MmioStatus dispose_to(uint32_t address);
   MmioStatus endatom(uint32_t bits, bool from_kernel);
   uint32_t space() const; // words the output queue can take now, at most kBufferWords
   bool head_ready() const { return !input_.empty(); }

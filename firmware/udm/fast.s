@@ -117,7 +117,7 @@ udm_null_handler:                  ! user level, used as the upcall entry: dispo
 	st	%r1, -3752[%r0]      ! traps (atomicity-extend): back to the interrupted code
 
 	.globl	udm_c_upcall
-udm_c_upcall:                      ! user level: call the C handler named in RECV[1]
+udm_c_upcall:                      ! user level: call the C handler named in word 1
 	sub	%sp, 112, %sp
 	st	%r3, 0[%sp]
 	st	%r5, 4[%sp]
@@ -147,7 +147,8 @@ udm_c_upcall:                      ! user level: call the C handler named in REC
 	st	%r29, 100[%sp]
 	st	%r30, 104[%sp]
 	st	%r31, 108[%sp]
-	ld	-3708[%r0], %r3
+	ld	[udm_base], %r3           ! the handler: word 1 of the message at the base
+	ld	4[%r3], %r3                !   (the window, or the buffered copy: udm.h)
 	add	%pc, 0x10, %rca
 	st	%rca, [--%sp]
 	bt	%r3
@@ -188,5 +189,6 @@ udm_c_upcall:                      ! user level: call the C handler named in REC
 	.p2align	2
 udm_upcall_entry:                  ! the running application's upcall entry (user code)
 	.space	4
+	.globl	udm_up_save
 udm_up_save:                       ! EPC, ENPC, ENNPC, ESW, UAC, -, r9
 	.space	28

@@ -14,8 +14,8 @@
 #define NI_BEGINATOM FUGU_REG(0x054)
 #define NI_ENDATOM FUGU_REG(0x058)
 #define NI_UAC FUGU_REG(0x05C)
-#define NI_RECV_LEN FUGU_REG(0x060)
-#define NI_RECV_SRC FUGU_REG(0x064)
+#define NI_RECV_LEN FUGU_REG(0x078) /* RECV_LEN and RECV_SRC sit just before RECV: a record */
+#define NI_RECV_SRC FUGU_REG(0x07C)
 #define NI_RECV(i) FUGU_REG(0x080 + 4 * (i)) /* the input window, 16 words */
 /* kernel only */
 #define NI_GID FUGU_REG(0x0C0)
@@ -26,6 +26,7 @@
 #define NI_IRQ_ACK FUGU_REG(0x0D4)
 #define NI_NODE FUGU_REG(0x0D8)      /* user code may read NODE and NODES */
 #define NI_NODES FUGU_REG(0x0DC)
+#define NI_DISPOSE_TO FUGU_REG(0x0E0) /* copy the head message to memory as a record, dispose */
 
 /* UAC bits */
 #define UAC_INTERRUPT_DISABLE 1u
@@ -54,6 +55,7 @@
 #define CPU_EPC CPU_REG(0xFFFFF088u)
 #define CPU_ENPC CPU_REG(0xFFFFF08Cu)
 #define CPU_ENNPC CPU_REG(0xFFFFF090u)
+#define CPU_ESW CPU_REG(0xFFFFF094u)
 #define CPU_CAUSE CPU_REG(0xFFFFF098u)
 #define CPU_TVAL CPU_REG(0xFFFFF09Cu)
 #define CPU_TBR CPU_REG(0xFFFFF0A0u)

@@ -23,7 +23,8 @@ constexpr uint32_t kMessages = 20;
 const assembler::FirmwareImage& image() {
   static const assembler::FirmwareImage img = test::build_firmware(
       {test::source("tests/udm/fw/udm_bench.c"), test::source("tests/udm/fw/udm_bench.s"),
-       test::source("firmware/udm/traps.s"), test::source("firmware/udm/fast.s")});
+       test::source("firmware/udm/traps.s"), test::source("firmware/udm/fast.s"),
+       test::source("firmware/udm/buffer.c")});
   return img;
 }
 

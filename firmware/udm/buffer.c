@@ -1,0 +1,265 @@
+/* firmware/udm/buffer.c -- the second delivery case of UDM (the paper's section 4.2):
+ * the kernel's buffered path, playing Glaze's part on a FUGU node. docs/udm.md,
+ * "Two-case delivery", is the manual.
+ *
+ * In buffered mode the interface's divert bit is set: every arriving message raises
+ * mismatch-available, and this kernel copies it (the interface's DISPOSE_TO DMA) into the
+ * software buffer of the application its GID names, taking a page from the node's pool
+ * when the buffer's last page is full. The running application reads the same messages
+ * through the base-register convention (udm_base points at its buffer's head record); its
+ * DISPOSE traps (dispose-extend) and is emulated here; its handlers are upcalled from here
+ * with the same atomicity as the fast case: a buffered message is delivered only while
+ * interrupt-disable is clear, otherwise atomicity-extend is set and the application's
+ * ENDATOM calls back. When the buffer drains the application returns to the fast case.
+ * Messages of an application that is not running (another GID) are buffered the same
+ * way, in fast mode too; it starts in buffered mode when scheduled.
+ *
+ * The kernel runs with interrupts off, entered through traps.s's generic entry. */
+#include "udm.h"
+
+volatile unsigned *volatile udm_base = UDM_WINDOW;
+struct udm_app *udm_current;
+struct udm_kernel_counters udm_kernel_counters;
+unsigned udm_fast_tbr = (unsigned)udm_fast_table;
+
+static struct udm_app apps[UDM_MAX_APPS];
+static unsigned napps;
+static unsigned *free_pages; /* the pool's free list, linked through word 0 */
+/* What udm_base points at in buffered mode when the buffer is empty: a length of 0. */
+static unsigned empty_record[2];
+
+void udm_kernel_init(unsigned *pool, unsigned pages) {
+  free_pages = 0;
+  for (unsigned i = pages; i-- > 0;) {
+    unsigned *p = pool + i * UDM_PAGE_WORDS;
+    p[0] = (unsigned)free_pages;
+    free_pages = p;
+  }
+  udm_kernel_counters.free_pages = udm_kernel_counters.min_free_pages = pages;
+}
+
+struct udm_app *udm_app_add(unsigned gid, void (*entry)(void), unsigned page_budget) {
+  if (napps == UDM_MAX_APPS) return 0;
+  struct udm_app *a = &apps[napps++];
+  a->gid = gid;
+  a->entry = (unsigned)entry;
+  a->page_budget = page_budget;
+  return a;
+}
+
+static struct udm_app *app_of(unsigned gid) {
+  for (unsigned i = 0; i < napps; ++i)
+    if (apps[i].gid == gid) return &apps[i];
+  return 0;
+}
+
+static unsigned *page_alloc(void) {
+  unsigned *p = free_pages;
+  if (!p) return 0;
+  free_pages = (unsigned *)p[0];
+  p[0] = 0;
+  if (--udm_kernel_counters.free_pages < udm_kernel_counters.min_free_pages)
+    udm_kernel_counters.min_free_pages = udm_kernel_counters.free_pages;
+  return p;
+}
+
+static void page_free(unsigned *p) {
+  p[0] = (unsigned)free_pages;
+  free_pages = p;
+  ++udm_kernel_counters.free_pages;
+}
+
+/* The buffer-insert handler: the head message into its application's buffer. 0 if it
+ * cannot be taken (overflow control: the budget or the pool is exhausted); the message
+ * then stays in the interface and the network backs up behind it. */
+static int insert_head(void) {
+  unsigned head = NI_HEAD;
+  if (head & 2) {
+    ++udm_kernel_counters.kernel_messages;
+    NI_DISPOSE = 1;
+    return 1;
+  }
+  struct udm_app *a = app_of((head >> 8) & 0xFF);
+  if (!a) {
+    ++udm_kernel_counters.unknown_gid;
+    NI_DISPOSE = 1;
+    return 1;
+  }
+  unsigned len = NI_RECV_LEN;
+  unsigned *rec = a->tail;
+  if (!rec || rec + 2 + len + 1 > a->tail_end) { /* keep a word for UDM_NEXT_PAGE */
+    unsigned *page = a->pages < a->page_budget ? page_alloc() : 0;
+    if (!page) {
+      if (!a->suspended) ++a->overflow_stalls;
+      a->suspended = 1;
+      return 0;
+    }
+    if (rec) {
+      *rec = UDM_NEXT_PAGE;
+      a->tail_page[0] = (unsigned)page;
+    } else {
+      a->head_page = page;
+    }
+    a->tail_page = page;
+    a->tail_end = page + UDM_PAGE_WORDS;
+    rec = page + 1;
+    if (++a->pages > a->max_pages) a->max_pages = a->pages;
+    ++a->page_allocs;
+  }
+  NI_DISPOSE_TO = (unsigned)rec;
+  a->tail = rec + 2 + len;
+  ++a->messages;
+  ++a->inserted;
+  if (!a->head) {
+    a->head = rec;
+    if (a == udm_current && a->buffered) udm_base = rec + 2;
+  }
+  return 1;
+}
+
+/* The dispose-extend emulation: the head record is consumed. */
+static void buffer_pop(struct udm_app *a) {
+  unsigned *next = a->head + 2 + a->head[0];
+  --a->messages;
+  ++a->emulated_disposes;
+  if (next == a->tail) { /* drained: its one page goes back to the pool */
+    page_free(a->head_page);
+    a->head = a->tail = a->tail_end = a->head_page = a->tail_page = 0;
+    a->pages = 0;
+  } else {
+    if (*next == UDM_NEXT_PAGE) {
+      unsigned *done = a->head_page;
+      a->head_page = (unsigned *)done[0];
+      page_free(done);
+      --a->pages;
+      next = a->head_page + 1;
+    }
+    a->head = next;
+  }
+  if (a->suspended && a->pages < a->page_budget) {
+    /* a page came back: insertion resumes (the line is level: it re-raises at once) */
+    a->suspended = 0;
+    CPU_IMASK = CPU_IMASK | 1u << LINE_MISMATCH_AVAILABLE;
+  }
+}
+
+static void to_fast(struct udm_app *a) {
+  a->buffered = 0;
+  a->upcall_active = 0; /* a handler still running returns through the fast vector */
+  ++a->to_fast;
+  NI_DIVERT = 0;
+  CPU_TBR = udm_fast_tbr;
+  udm_base = UDM_WINDOW;
+}
+
+void udm_divert(void) {
+  struct udm_app *a = udm_current;
+  if (a->buffered) return;
+  a->buffered = 1;
+  ++a->to_buffered;
+  /* In the fast case only the upcall vector sets atomicity-extend: a handler is running. */
+  a->upcall_active = (NI_UAC & UAC_ATOMICITY_EXTEND) != 0;
+  /* In buffered mode every return from a handler comes here (vector 44 of udm_trap_table). */
+  CPU_TBR = (unsigned)udm_trap_table;
+  NI_DIVERT = 1;
+  while ((NI_HEAD & 1) && insert_head()) {
+  }
+  udm_base = a->head ? a->head + 2 : empty_record + 2;
+}
+
+void udm_app_run(struct udm_app *a) {
+  udm_current = a;
+  NI_GID = a->gid;
+  udm_upcall_entry = a->entry;
+  a->buffered = 0;
+  udm_base = UDM_WINDOW;
+  if (a->head) udm_divert();
+}
+
+/* The saved stream past the trapping instruction (what RETI_SKIP does), so that a handler
+ * can still be upcalled from this trap. */
+static void skip_instruction(void) {
+  CPU_EPC = CPU_ENPC;
+  CPU_ENPC = CPU_ENNPC;
+  CPU_ENNPC = CPU_ENNPC + 4;
+}
+
+/* The value the trapping store (an ENDATOM) would have written: its source register,
+ * bits 27..23 of every Lanai store encoding. */
+static unsigned stored_value(const struct udm_trap_frame *f) {
+  unsigned rd = (*(const unsigned *)CPU_EPC >> 23) & 31;
+  return rd == 0 ? 0 : rd == 1 ? 0xFFFFFFFFu : rd == 2 ? CPU_EPC : f->r[rd];
+}
+
+/* Runs the application's handler on its buffer's head message, as the fast case's
+ * message-available vector does on the window's (fast.s): the interrupted stream and UAC
+ * saved in udm_up_save, UAC's interrupt-disable, dispose-pending and atomicity-extend set,
+ * user mode at the upcall entry. */
+static void upcall(struct udm_app *a) {
+  unsigned uac = NI_UAC;
+  udm_up_save[0] = CPU_EPC;
+  udm_up_save[1] = CPU_ENPC;
+  udm_up_save[2] = CPU_ENNPC;
+  udm_up_save[3] = CPU_ESW;
+  udm_up_save[4] = uac;
+  NI_UAC = uac | UAC_INTERRUPT_DISABLE | UAC_DISPOSE_PENDING | UAC_ATOMICITY_EXTEND;
+  CPU_EPC = a->entry;
+  CPU_ENPC = a->entry + 4;
+  CPU_ENNPC = a->entry + 8;
+  a->upcall_active = 1;
+  ++a->upcalls;
+}
+
+/* A buffered message for the running application: upcall its handler now, or, inside an
+ * atomic section, when the section ends (its ENDATOM traps: atomicity-extend). */
+static void deliver(struct udm_app *a) {
+  if (!a->buffered || !a->head || a->upcall_active) return;
+  unsigned uac = NI_UAC;
+  if (uac & UAC_INTERRUPT_DISABLE)
+    NI_UAC = uac | UAC_ATOMICITY_EXTEND;
+  else
+    upcall(a);
+}
+
+int udm_buffer_trap(struct udm_trap_frame *f) {
+  struct udm_app *a = udm_current;
+  switch (CPU_CAUSE) {
+  case LINE_MISMATCH_AVAILABLE:
+    if (!insert_head()) /* overflow control: mask the line until a page is freed */
+      CPU_IMASK = CPU_IMASK & ~(1u << LINE_MISMATCH_AVAILABLE);
+    if (a) deliver(a);
+    return 1;
+  case LINE_ATOMICITY_TIMEOUT:
+    NI_IRQ_ACK = 1;
+    ++udm_kernel_counters.timeouts;
+    if (a) udm_divert();
+    return 1;
+  case CAUSE_DISPOSE_EXTEND:
+    if (!a || !a->buffered || !a->head) return 0; /* a bad dispose: the caller decides */
+    buffer_pop(a);
+    NI_UAC = NI_UAC & ~UAC_DISPOSE_PENDING;
+    skip_instruction();
+    if (a->head)
+      udm_base = a->head + 2;
+    else
+      to_fast(a);
+    return 1;
+  case CAUSE_ATOMICITY_EXTEND:
+    if (!a || !a->buffered) return 0;
+    if (a->upcall_active) { /* a buffered handler's end: back to the interrupted stream */
+      a->upcall_active = 0;
+      CPU_EPC = udm_up_save[0];
+      CPU_ENPC = udm_up_save[1];
+      CPU_ENNPC = udm_up_save[2];
+      CPU_ESW = udm_up_save[3];
+      NI_UAC = udm_up_save[4];
+    } else { /* an atomic section's end, deferred deliveries waiting: do its ENDATOM */
+      unsigned bits = stored_value(f) & (UAC_INTERRUPT_DISABLE | UAC_TIMER_FORCE);
+      NI_UAC = NI_UAC & ~(bits | UAC_ATOMICITY_EXTEND);
+      skip_instruction();
+    }
+    deliver(a);
+    return 1;
+  default: return 0;
+  }
+}

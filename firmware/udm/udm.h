@@ -1,0 +1,75 @@
+/* firmware/udm/udm.h -- UDM's runtime conventions and the kernel's buffered path
+ * (firmware/udm/buffer.c) for code running on a FUGU node. docs/udm.md, "Two-case
+ * delivery", is the manual. */
+#ifndef LANAIKIT_FIRMWARE_UDM_UDM_H
+#define LANAIKIT_FIRMWARE_UDM_UDM_H
+
+#include "fugu.h"
+
+/* The base-register convention ("a known base register to point to the input message
+ * buffer"): user code reads the message it is handling through udm_base, never through
+ * NI_RECV directly. In the fast case udm_base is the interface's window (RECV); in
+ * buffered mode the kernel points it at the head record of the application's software
+ * buffer. A record has the window's layout from RECV_LEN on: the length (0: no message),
+ * the source node, then the words. The Lanai has no register to spare for it across C
+ * code, so it is a word in memory, reloaded at every access (volatile). */
+extern volatile unsigned *volatile udm_base;
+#define UDM_WINDOW ((volatile unsigned *)0xFFFFF180u) /* &NI_RECV(0) */
+#define UDM_LEN() (udm_base[-2])   /* words in the message; 0: none (polling reads this) */
+#define UDM_SRC() (udm_base[-1])
+#define UDM_WORD(i) (udm_base[i])  /* word 1 is the handler, arguments from word 2 */
+#define UDM_DISPOSE() (NI_DISPOSE = 1) /* traps and is emulated in buffered mode */
+
+/* The kernel's side (buffer.c). Pages of the node's pool hold the software buffers: word 0
+ * links to the next page of the same buffer, records follow; a record never spans pages
+ * (UDM_NEXT_PAGE in a length word sends the reader to the next page). */
+#define UDM_PAGE_WORDS 1024u /* 4 KB pages */
+#define UDM_NEXT_PAGE 0xFFFFFFFFu
+#define UDM_MAX_APPS 4
+
+struct udm_app {
+  unsigned gid;
+  unsigned entry;       /* the application's upcall entry (user code) */
+  unsigned page_budget; /* overflow control: pages its buffer may hold */
+  unsigned buffered;    /* in buffered mode (only the running application) */
+  unsigned upcall_active; /* a buffered-mode handler is running (the stream saved) */
+  unsigned suspended;   /* overflow control stopped insertion for it */
+  unsigned *head, *tail, *tail_end; /* head record (0: empty), where the next goes */
+  unsigned *head_page, *tail_page;
+  unsigned pages, messages; /* held now */
+  /* counters */
+  unsigned inserted, page_allocs, emulated_disposes, upcalls, to_buffered, to_fast,
+      max_pages, overflow_stalls;
+};
+
+struct udm_kernel_counters {
+  unsigned kernel_messages; /* kernel messages (disposed: no kernel service uses them yet) */
+  unsigned unknown_gid;     /* messages for no application on this node (dropped) */
+  unsigned timeouts;        /* atomicity timeouts (each a switch to buffered mode) */
+  unsigned free_pages, min_free_pages;
+};
+
+extern struct udm_app *udm_current;
+extern struct udm_kernel_counters udm_kernel_counters;
+extern unsigned udm_fast_tbr; /* the trap table of the fast case (udm_fast_table) */
+
+/* The node's page pool: `pages` pages of UDM_PAGE_WORDS words at `pool`. */
+void udm_kernel_init(unsigned *pool, unsigned pages);
+/* An application: its GID, upcall entry and page budget. 0 if the table is full. */
+struct udm_app *udm_app_add(unsigned gid, void (*entry)(void), unsigned page_budget);
+/* Makes `a` the running application (GID, upcall entry, base; buffered mode if its
+ * buffer holds messages). */
+void udm_app_run(struct udm_app *a);
+/* Switches the running application to buffered mode (a timeout, a quantum's end, a test). */
+void udm_divert(void);
+/* The kernel's traps and interrupts of the buffered path: mismatch-available (insert),
+ * atomicity-timeout (switch), dispose-extend (emulate) and, in buffered mode,
+ * atomicity-extend (end a handler, deliver the next). 1 if handled. */
+int udm_buffer_trap(struct udm_trap_frame *frame);
+
+/* fast.s: the upcall state (EPC, ENPC, ENNPC, ESW, UAC, -, r9) */
+extern unsigned udm_up_save[7];
+extern unsigned udm_upcall_entry;
+extern unsigned udm_fast_table[];
+
+#endif
