@@ -17,10 +17,24 @@
  * The kernel runs with interrupts off, entered through traps.s's generic entry. */
 #include "udm.h"
 
+#include <stddef.h>
+
+/* buffered.s reads and writes these fields by offset. */
+_Static_assert(offsetof(struct udm_app, gid) == 0 && offsetof(struct udm_app, entry) == 4 &&
+                   offsetof(struct udm_app, upcall_active) == 16 &&
+                   offsetof(struct udm_app, head) == 24 && offsetof(struct udm_app, tail) == 28 &&
+                   offsetof(struct udm_app, tail_end) == 32 &&
+                   offsetof(struct udm_app, messages) == 48 &&
+                   offsetof(struct udm_app, inserted) == 52 &&
+                   offsetof(struct udm_app, emulated_disposes) == 60 &&
+                   offsetof(struct udm_app, upcalls) == 64,
+               "struct udm_app's layout is buffered.s's");
+
 volatile unsigned *volatile udm_base = UDM_WINDOW;
 struct udm_app *udm_current;
 struct udm_kernel_counters udm_kernel_counters;
 unsigned udm_fast_tbr = (unsigned)udm_fast_table;
+unsigned udm_buffered_tbr = (unsigned)udm_buffered_table;
 
 static struct udm_app apps[UDM_MAX_APPS];
 static unsigned napps;
@@ -159,8 +173,9 @@ void udm_divert(void) {
   ++a->to_buffered;
   /* In the fast case only the upcall vector sets atomicity-extend: a handler is running. */
   a->upcall_active = (NI_UAC & UAC_ATOMICITY_EXTEND) != 0;
-  /* In buffered mode every return from a handler comes here (vector 44 of udm_trap_table). */
-  CPU_TBR = (unsigned)udm_trap_table;
+  /* Buffered mode's table: its common cases in assembly, the rest here (vector 44 too:
+   * every return from a handler comes back to the kernel). */
+  CPU_TBR = udm_buffered_tbr;
   NI_DIVERT = 1;
   while ((NI_HEAD & 1) && insert_head()) {
   }

@@ -25,6 +25,12 @@ udm_trap_table:
 	nop
 	.endr
 
+	.globl	udm_trap_generic
+udm_trap_generic:                  ! the generic entry from anywhere, registers as interrupted
+	st	%r9, [udm_trap_frame+36]
+	bt	udm_trap_common
+	mov	hi(udm_trap_frame), %r9    ! delay slot
+
 	.globl	udm_trap_common
 udm_trap_common:
 	or	%r9, lo(udm_trap_frame), %r9

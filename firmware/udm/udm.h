@@ -52,6 +52,9 @@ struct udm_kernel_counters {
 extern struct udm_app *udm_current;
 extern struct udm_kernel_counters udm_kernel_counters;
 extern unsigned udm_fast_tbr; /* the trap table of the fast case (udm_fast_table) */
+/* ... and of buffered mode: udm_buffered_table (buffered.s's common cases, the rest in C),
+ * or udm_trap_table (everything in C: the reference the tests compare it with) */
+extern unsigned udm_buffered_tbr;
 
 /* The node's page pool: `pages` pages of UDM_PAGE_WORDS words at `pool`. */
 void udm_kernel_init(unsigned *pool, unsigned pages);
@@ -71,5 +74,7 @@ int udm_buffer_trap(struct udm_trap_frame *frame);
 extern unsigned udm_up_save[7];
 extern unsigned udm_upcall_entry;
 extern unsigned udm_fast_table[];
+/* buffered.s: the trap table of buffered mode */
+extern unsigned udm_buffered_table[];
 
 #endif

@@ -24,7 +24,7 @@ const assembler::FirmwareImage& image() {
   static const assembler::FirmwareImage img = test::build_firmware(
       {test::source("tests/udm/fw/udm_bench.c"), test::source("tests/udm/fw/udm_bench.s"),
        test::source("firmware/udm/traps.s"), test::source("firmware/udm/fast.s"),
-       test::source("firmware/udm/buffer.c")});
+       test::source("firmware/udm/buffer.c"), test::source("firmware/udm/buffered.s")});
   return img;
 }
 

@@ -66,6 +66,19 @@ bench_arg_handler:                 ! user level, one argument: read it, dispose,
 	st	%r0, -3760[%r0]
 	st	%r1, -3752[%r0]
 
+	.globl	bench_base_arg_handler
+	.p2align	2
+bench_base_arg_handler:            ! the same through the base-register convention (udm.h)
+	st	%r9, [bench_arg_save]
+	ld	[udm_base], %r9
+	ld	8[%r9], %r9
+	st	%r9, [bench_arg_sum]
+	ld	[bench_arg_save], %r9
+	st	%r0, -3760[%r0]
+	st	%r1, -3752[%r0]
+	.globl	bench_base_arg_handler_end
+bench_base_arg_handler_end:
+
 	.bss
 	.globl	bench_arg_sum
 	.p2align	2

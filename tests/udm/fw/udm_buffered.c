@@ -15,16 +15,18 @@
 #define BUDGET W(CTL + 20)  /* the application's page budget */
 #define SPIN W(CTL + 24)    /* the receiver's atomic section at start, or a stuck handler's */
 #define STUCK_AT W(CTL + 28) /* the message whose handler spins SPIN before disposing */
+#define C_ONLY W(CTL + 32)   /* buffered mode entirely in C (buffer.c), not buffered.s */
 #define RESULT(i) W(CTL + 64 + 4 * (i))
 #define EXIT W(0xFFFFF004u)
 
-enum { SENDER = 1, BENCH_NULL = 10, CHECK = 11, BAD_DISPOSE = 12 };
+enum { SENDER = 1, BENCH_NULL = 10, CHECK = 11, BAD_DISPOSE = 12, BENCH_ARG = 13 };
 enum { R_HANDLED = 0, R_ERRORS = 1, R_BAD_DISPOSES = 2, R_CAUSE = 9 };
 
 void bench_idle(void);
 void udm_null_handler(void);
 void udm_c_upcall(void);
 void check_handler(void);
+void bench_base_arg_handler(void);
 
 #define POOL_PAGES 16
 static unsigned pool[POOL_PAGES * UDM_PAGE_WORDS];
@@ -116,9 +118,11 @@ int main(void) {
   CPU_TBR = (unsigned)udm_fast_table;
   udm_fast_tbr = (unsigned)udm_fast_table;
   udm_kernel_init(pool, POOL_PAGES);
+  if (C_ONLY) udm_buffered_tbr = (unsigned)udm_trap_table;
   switch (SCENARIO) {
   case SENDER: app = sender; break;
   case BENCH_NULL: app = bench_app; entry = udm_null_handler; break;
+  case BENCH_ARG: app = bench_app; entry = bench_base_arg_handler; break;
   case CHECK: app = check_app; break;
   case BAD_DISPOSE: app = bad_dispose_app; break;
   default: return 1;
