@@ -311,6 +311,20 @@ TEST(UdmBuffered, Table5PathsOnTheEmulatedNode) {
   const uint64_t arg_extract =
       median(of(arg_run, 44)) + median(of(arg_run, 41)) + arg_run.handler_cycles / 40;
   EXPECT_GT(arg_extract, extract);
+  // The same paths wholly in C (buffer.c through the generic trap entry).
+  s = Params{};
+  s.receiver = BENCH_NULL;
+  s.words = 2;
+  s.spin = 30000;
+  s.messages = 40;
+  s.c_only = 1;
+  const Outcome c_run = run(s);
+  const std::vector<uint64_t> c_ins = of(c_run, LINE_MISMATCH);
+  ASSERT_FALSE(c_ins.empty());
+  const uint64_t c_insert = *std::min_element(c_ins.begin(), c_ins.end());
+  const uint64_t c_extract = median(of(c_run, 44)) + median(of(c_run, 41)) + c_run.handler_cycles / 40;
+  EXPECT_GT(c_insert, ins_min);
+  EXPECT_GT(c_extract, extract);
   std::printf("UDM Table 5 paths on the emulated node (cycles; paper: Sparcle)\n");
   std::printf("  buffer insert, minimum                  %5llu   (paper 180)\n", (unsigned long long)ins_min);
   std::printf("  buffer insert with a page allocation    %5llu   (paper 3,162 with vmalloc)\n",
@@ -324,6 +338,8 @@ TEST(UdmBuffered, Table5PathsOnTheEmulatedNode) {
   std::printf("  one argument word read from the buffer    +%llu   (paper +4.5; the handler saves and "
               "restores the register it reads into)\n",
               (unsigned long long)(arg_extract - extract));
+  std::printf("  the same wholly in C (buffer.c): insert %llu, null extract %llu\n",
+              (unsigned long long)c_insert, (unsigned long long)c_extract);
 }
 
 } // namespace
