@@ -85,6 +85,8 @@ Cluster::Cluster(ClusterParams params) : params_(std::move(params)) {
                                                      network_->routes().at(i), *params_.fugu);
       fugu_interfaces_.push_back(ni.get());
       nodes_.back()->chip().attach_block(vm::kFuguInterfaceBase, std::move(ni));
+      // The kernel's timer (IT0, for the gang scheduler) interrupts the node's CPU.
+      nodes_.back()->chip().route_interrupt_to_cpu(vm::FuguInterface::kLineChip);
     } else {
       nodes_.back()->chip().attach_links(&network_->node_tx(i), &network_->node_rx(i));
     }

@@ -142,6 +142,7 @@ void Chip::set_powered(bool on) {
     for (auto& b : blocks_) b.block->reset();
     irq_level_ = false;
     if (host_) host_->interrupt(false);
+    if (irq_cpu_line_ >= 0) cpu_.set_interrupt_line(unsigned(irq_cpu_line_), false);
   }
 }
 
@@ -430,6 +431,14 @@ void Chip::update_irq() {
   if (level == irq_level_) return;
   irq_level_ = level;
   if (host_) host_->interrupt(level);
+  if (irq_cpu_line_ >= 0) cpu_.set_interrupt_line(unsigned(irq_cpu_line_), level);
+}
+
+void Chip::route_interrupt_to_cpu(int line) {
+  if (line >= 32) throw std::invalid_argument("route_interrupt_to_cpu: line " + std::to_string(line) + " (0..31)");
+  if (irq_cpu_line_ >= 0) cpu_.set_interrupt_line(unsigned(irq_cpu_line_), false);
+  irq_cpu_line_ = line;
+  if (line >= 0) cpu_.set_interrupt_line(unsigned(line), irq_level_);
 }
 
 // ---- host DMA ---------------------------------------------------------------------------

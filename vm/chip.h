@@ -162,6 +162,10 @@ public:
   void host_write_reg(uint32_t offset, uint32_t value);
   uint32_t host_read_reg(uint32_t offset);
   bool interrupt_asserted() const { return irq_level_; }
+  // The chip's interrupt (ISR & EIMR, what the host sees) also drives the CPU's interrupt
+  // `line` (docs/vm.md, "Interrupts and traps"), or no line (-1, the default): how a kernel
+  // on the node itself takes the interval timer (UDM's gang scheduler).
+  void route_interrupt_to_cpu(int line);
 
   // A protocol's register block (vm/register_block.h) at `base` in the block window; the
   // chip owns it from now on. Throws std::invalid_argument if it does not fit the window,
@@ -273,6 +277,7 @@ private:
   uint32_t isr_ = 0; // latched bits only
   uint32_t eimr_ = 0;
   bool irq_level_ = false;
+  int irq_cpu_line_ = -1; // route_interrupt_to_cpu
   sim::Time rtc_origin_ = 0;
   uint32_t rtc_base_ = 0;
   sim::EventId timer_event_ = 0;

@@ -103,7 +103,9 @@ public:
   // Word 0 of a message: destination node in bits 15..0; bit 31 marks a kernel message.
   static constexpr uint32_t kKernelMessage = 0x80000000u;
   // Interrupt lines (Table 2) and device trap codes (cause cpuctl::kCauseDevice + code).
-  enum Line : unsigned { kLineTimeout = 0, kLineMismatch = 1, kLineMessage = 2 };
+  enum Line : unsigned { kLineTimeout = 0, kLineMismatch = 1, kLineMessage = 2,
+                        kLineChip = 3 }; // on a FUGU node the chip's interrupt (ISR & EIMR:
+                                         // the kernel's timer), sim::Cluster routes it
   enum TrapCode : uint32_t {
     kProtectionViolation = 0, // a user launch of a kernel message, of a bad length or to no node
     kDisposeExtend = 1,       // a user DISPOSE in divert mode (the kernel emulates it)

@@ -157,55 +157,6 @@ static void buffer_pop(struct udm_app *a) {
   }
 }
 
-static void to_fast(struct udm_app *a) {
-  a->buffered = 0;
-  a->upcall_active = 0; /* a handler still running returns through the fast vector */
-  ++a->to_fast;
-  NI_DIVERT = 0;
-  CPU_TBR = udm_fast_tbr;
-  udm_base = UDM_WINDOW;
-}
-
-void udm_divert(void) {
-  struct udm_app *a = udm_current;
-  if (a->buffered) return;
-  a->buffered = 1;
-  ++a->to_buffered;
-  /* In the fast case only the upcall vector sets atomicity-extend: a handler is running. */
-  a->upcall_active = (NI_UAC & UAC_ATOMICITY_EXTEND) != 0;
-  /* Buffered mode's table: its common cases in assembly, the rest here (vector 44 too:
-   * every return from a handler comes back to the kernel). */
-  CPU_TBR = udm_buffered_tbr;
-  NI_DIVERT = 1;
-  while ((NI_HEAD & 1) && insert_head()) {
-  }
-  udm_base = a->head ? a->head + 2 : empty_record + 2;
-}
-
-void udm_app_run(struct udm_app *a) {
-  udm_current = a;
-  NI_GID = a->gid;
-  udm_upcall_entry = a->entry;
-  a->buffered = 0;
-  udm_base = UDM_WINDOW;
-  if (a->head) udm_divert();
-}
-
-/* The saved stream past the trapping instruction (what RETI_SKIP does), so that a handler
- * can still be upcalled from this trap. */
-static void skip_instruction(void) {
-  CPU_EPC = CPU_ENPC;
-  CPU_ENPC = CPU_ENNPC;
-  CPU_ENNPC = CPU_ENNPC + 4;
-}
-
-/* The value the trapping store (an ENDATOM) would have written: its source register,
- * bits 27..23 of every Lanai store encoding. */
-static unsigned stored_value(const struct udm_trap_frame *f) {
-  unsigned rd = (*(const unsigned *)CPU_EPC >> 23) & 31;
-  return rd == 0 ? 0 : rd == 1 ? 0xFFFFFFFFu : rd == 2 ? CPU_EPC : f->r[rd];
-}
-
 /* Runs the application's handler on its buffer's head message, as the fast case's
  * message-available vector does on the window's (fast.s): the interrupted stream and UAC
  * saved in udm_up_save, UAC's interrupt-disable, dispose-pending and atomicity-extend set,
@@ -234,6 +185,62 @@ static void deliver(struct udm_app *a) {
     NI_UAC = uac | UAC_ATOMICITY_EXTEND;
   else
     upcall(a);
+}
+
+static void to_fast(struct udm_app *a) {
+  a->buffered = 0;
+  a->upcall_active = 0; /* a handler still running returns through the fast vector */
+  ++a->to_fast;
+  NI_DIVERT = 0;
+  CPU_TBR = udm_fast_tbr;
+  udm_base = UDM_WINDOW;
+}
+
+void udm_divert(void) {
+  struct udm_app *a = udm_current;
+  if (a->buffered) return;
+  a->buffered = 1;
+  ++a->to_buffered;
+  /* In the fast case only the upcall vector sets atomicity-extend: a handler is running. */
+  a->upcall_active = (NI_UAC & UAC_ATOMICITY_EXTEND) != 0;
+  /* Buffered mode's table: its common cases in assembly, the rest here (vector 44 too:
+   * every return from a handler comes back to the kernel). */
+  CPU_TBR = udm_buffered_tbr;
+  NI_DIVERT = 1;
+  while ((NI_HEAD & 1) && insert_head()) {
+  }
+  udm_base = a->head ? a->head + 2 : empty_record + 2;
+  deliver(a); /* what was copied: now, or at the end of the atomic section */
+}
+
+void udm_app_run(struct udm_app *a) {
+  udm_current = a;
+  NI_GID = a->gid;
+  udm_upcall_entry = a->entry;
+  a->buffered = 0;
+  a->upcall_active = 0;
+  if (a->head) {
+    udm_divert();
+  } else {
+    NI_DIVERT = 0;
+    CPU_TBR = udm_fast_tbr;
+    udm_base = UDM_WINDOW;
+  }
+}
+
+/* The saved stream past the trapping instruction (what RETI_SKIP does), so that a handler
+ * can still be upcalled from this trap. */
+static void skip_instruction(void) {
+  CPU_EPC = CPU_ENPC;
+  CPU_ENPC = CPU_ENNPC;
+  CPU_ENNPC = CPU_ENNPC + 4;
+}
+
+/* The value the trapping store (an ENDATOM) would have written: its source register,
+ * bits 27..23 of every Lanai store encoding. */
+static unsigned stored_value(const struct udm_trap_frame *f) {
+  unsigned rd = (*(const unsigned *)CPU_EPC >> 23) & 31;
+  return rd == 0 ? 0 : rd == 1 ? 0xFFFFFFFFu : rd == 2 ? CPU_EPC : f->r[rd];
 }
 
 int udm_buffer_trap(struct udm_trap_frame *f) {

@@ -70,6 +70,20 @@ void udm_divert(void);
  * atomicity-extend (end a handler, deliver the next). 1 if handled. */
 int udm_buffer_trap(struct udm_trap_frame *frame);
 
+/* The gang scheduler (sched.c): applications round robin, `slice_ticks` RTC ticks each,
+ * this node's switches `skew_ticks` later than an unskewed node's. An application ends
+ * with CPU_SYSCALL = UDM_SYSCALL_DONE; the node exits when all have. */
+#define UDM_SYSCALL_DONE 0x5D0u
+#define FUGU_LINE_CHIP 3u /* the chip's interrupt (ISR & EIMR): the kernel's timer */
+struct udm_sched_counters {
+  unsigned quanta, switches, all_done;
+};
+extern struct udm_sched_counters udm_sched_counters;
+void udm_sched_init(unsigned slice_ticks, unsigned skew_ticks);
+void udm_sched_add(struct udm_app *a, void (*fn)(void), unsigned sp);
+void udm_sched_start(void); /* does not return */
+int udm_sched_trap(struct udm_trap_frame *frame); /* the timer and UDM_SYSCALL_DONE; 1 if handled */
+
 /* fast.s: the upcall state (EPC, ENPC, ENNPC, ESW, UAC, -, r9) */
 extern unsigned udm_up_save[7];
 extern unsigned udm_upcall_entry;

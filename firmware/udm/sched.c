@@ -1,0 +1,124 @@
+/* firmware/udm/sched.c -- the gang scheduler of a FUGU node (docs/udm.md, "The gang
+ * scheduler"): applications multiprogrammed round robin, one timeslice each, switched on
+ * the chip's interval timer (IT0, routed to the CPU's line 3 on FUGU nodes). Every node
+ * runs the same rotation with the same timeslice; a node's switches are offset by its skew,
+ * the paper's "artificially poor schedules in a controlled manner". A switch is a quantum
+ * expiration for the application leaving: its messages arriving while another runs take
+ * the buffered path (their GID mismatches), and it starts its next quantum in buffered mode
+ * if anything was buffered for it (buffer.c). */
+#include "udm.h"
+
+#include "../lib/lanai.h"
+
+/* What a switch saves of an application: its registers, its stream, its UAC, its upcall
+ * state and the words it had described into the send buffer (DESCLEN, the paper's "what a
+ * context switch unloads"). The atomicity timer restarts from TIMEOUT (not saved). */
+struct udm_context {
+  struct udm_app *app;
+  unsigned r[32];
+  unsigned epc, enpc, ennpc, esw, uac;
+  unsigned up_save[7];
+  unsigned send[16], desclen;
+  unsigned done;
+};
+
+static struct udm_context ctx[UDM_MAX_APPS];
+static unsigned nctx, cur;
+static unsigned slice, next_switch;
+struct udm_sched_counters udm_sched_counters;
+
+void udm_sched_init(unsigned slice_ticks, unsigned skew_ticks) {
+  slice = slice_ticks;
+  next_switch = RTC + slice_ticks + skew_ticks;
+}
+
+void udm_sched_add(struct udm_app *a, void (*fn)(void), unsigned sp) {
+  struct udm_context *c = &ctx[nctx++];
+  c->app = a;
+  c->r[4] = sp; /* %sp */
+  c->epc = (unsigned)fn;
+  c->enpc = c->epc + 4;
+  c->ennpc = c->epc + 8;
+}
+
+static void arm(void) {
+  IT0 = next_switch - RTC;
+  EIMR = TIME0_INT_BIT;
+}
+
+void udm_sched_start(void) {
+  cur = 0;
+  arm();
+  NI_UAC = 0;
+  udm_app_run(ctx[0].app);
+  udm_enter_user((void (*)(void))ctx[0].epc, ctx[0].r[4]);
+}
+
+static void save(struct udm_context *c, const struct udm_trap_frame *f) {
+  for (unsigned i = 3; i < 32; ++i) c->r[i] = f->r[i];
+  c->epc = CPU_EPC;
+  c->enpc = CPU_ENPC;
+  c->ennpc = CPU_ENNPC;
+  c->esw = CPU_ESW;
+  c->uac = NI_UAC;
+  for (unsigned i = 0; i < 7; ++i) c->up_save[i] = udm_up_save[i];
+  c->desclen = NI_DESCLEN;
+  for (unsigned i = 0; i < c->desclen; ++i) c->send[i] = NI_SEND(i);
+}
+
+static void restore(const struct udm_context *c, struct udm_trap_frame *f) {
+  for (unsigned i = 3; i < 32; ++i) f->r[i] = c->r[i];
+  CPU_EPC = c->epc;
+  CPU_ENPC = c->enpc;
+  CPU_ENNPC = c->ennpc;
+  CPU_ESW = c->esw;
+  for (unsigned i = 0; i < 7; ++i) udm_up_save[i] = c->up_save[i];
+  for (unsigned i = 0; i < c->desclen; ++i) NI_SEND(i) = c->send[i];
+  NI_DESCLEN = c->desclen;
+  NI_UAC = c->uac; /* before udm_app_run: a handler in progress shows in atomicity-extend */
+  udm_app_run(c->app);
+}
+
+/* The next application that is not done after `from`; `from` itself if it is the only one;
+ * nctx if none is left. */
+static unsigned next_runnable(unsigned from) {
+  for (unsigned k = 1; k <= nctx; ++k) {
+    unsigned i = (from + k) % nctx;
+    if (!ctx[i].done) return i;
+  }
+  return nctx;
+}
+
+static void switch_to(unsigned next, struct udm_trap_frame *f) {
+  if (next != cur) {
+    if (!ctx[cur].done) save(&ctx[cur], f);
+    cur = next;
+    restore(&ctx[cur], f);
+    ++udm_sched_counters.switches;
+  }
+}
+
+int udm_sched_trap(struct udm_trap_frame *f) {
+  unsigned cause = CPU_CAUSE;
+  if (cause == FUGU_LINE_CHIP) {
+    ISR = TIME0_INT_BIT; /* acknowledge */
+    next_switch += slice; /* on the node's own (skewed) clock: no drift from this handler */
+    arm();
+    ++udm_sched_counters.quanta;
+    unsigned next = next_runnable(cur);
+    if (next < nctx) switch_to(next, f);
+    return 1;
+  }
+  if (cause == CAUSE_SYSCALL && CPU_TVAL == UDM_SYSCALL_DONE) {
+    ctx[cur].done = 1;
+    unsigned next = next_runnable(cur);
+    if (next == nctx) {
+      udm_sched_counters.all_done = 1;
+      *(volatile unsigned *)0xFFFFF004u = 0; /* the node's work is over: EXIT */
+      return 1;
+    }
+    switch_to(next, f);
+    return 1;
+  }
+  return 0;
+}

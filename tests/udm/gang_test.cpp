@@ -1,0 +1,167 @@
+// UDM's gang scheduler on emulated FUGU nodes (firmware/udm/sched.c, docs/udm.md "The gang
+// scheduler"): two applications multiprogrammed on two nodes, switched on each node's timer
+// with a per-node skew. Messages that arrive for the application not running take the
+// buffered path; every message reaches its own application (GID isolation), once, in
+// order; a sender of a GID no application has on the receiving node is dropped and counted.
+#include "../chip/firmware.h"
+#include "sim/cluster.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+
+namespace lanaikit {
+namespace {
+
+constexpr uint32_t kCtl = 0x30000;
+enum Scenario : uint32_t { GANG = 20, GANG_NULL = 21, INTRUDER = 22 };
+enum Result : uint32_t { R_HANDLED_A = 0, R_ERRORS_A = 1, R_HANDLED_B = 2, R_ERRORS_B = 3,
+                         R_NULL_SAW = 4, R_CAUSE = 9 };
+enum AppField : uint32_t { A_PAGES = 11, A_MESSAGES = 12, A_INSERTED = 13, A_EMULATED = 15,
+                           A_TO_BUFFERED = 17, A_MAX_PAGES = 19 };
+
+const assembler::FirmwareImage& image() {
+  static const assembler::FirmwareImage img = test::build_firmware(
+      {test::source("tests/udm/fw/udm_gang.c"), test::source("firmware/udm/traps.s"),
+       test::source("firmware/udm/fast.s"), test::source("firmware/udm/buffer.c"),
+       test::source("firmware/udm/buffered.s"), test::source("firmware/udm/sched.c")});
+  return img;
+}
+
+uint32_t sym(const char* name) {
+  const auto a = image().symbol(name);
+  if (!a) ADD_FAILURE() << "no symbol " << name;
+  return a.value_or(0);
+}
+
+uint32_t read_word(sim::Cluster& c, uint32_t node, uint32_t addr) {
+  uint8_t b[4];
+  c.node(node).chip().host_read_sram(addr, b);
+  return uint32_t(b[0]) << 24 | uint32_t(b[1]) << 16 | uint32_t(b[2]) << 8 | b[3];
+}
+
+struct NodeOutcome {
+  bool halted = false;
+  uint32_t result[10] = {};
+  uint32_t a[21] = {}, b[21] = {};
+  uint32_t quanta = 0, switches = 0, unknown_gid = 0;
+};
+
+struct Params {
+  Scenario scenario = GANG;
+  uint32_t messages = 150, gap = 150;
+  uint32_t slice_ticks = 400; // 200 us: 20,000 cycles at 100 MHz
+  uint32_t skew_ticks = 100;  // node 1's switches this much later
+};
+
+std::vector<NodeOutcome> run(const Params& p) {
+  sim::ClusterParams cp;
+  cp.nodes = 2;
+  cp.node.chip = vm::ChipParams::lanaikit_default();
+  cp.node.pci = host::PciParams::vmmc();
+  cp.fugu = vm::FuguInterface::Config{};
+  sim::Cluster c(cp);
+  for (uint32_t i = 0; i < 2; ++i) {
+    sim::Node& n = c.node(i);
+    n.load(image());
+    const uint32_t ctl[5] = {p.scenario, p.messages, p.gap, p.slice_ticks, i == 1 ? p.skew_ticks : 0};
+    for (uint32_t k = 0; k < 5; ++k) {
+      const uint32_t v = ctl[k];
+      const uint8_t b[4] = {uint8_t(v >> 24), uint8_t(v >> 16), uint8_t(v >> 8), uint8_t(v)};
+      n.chip().host_write_sram(kCtl + 4 * k, b);
+    }
+    n.start();
+  }
+  c.kernel().run_until(500 * sim::kMillisecond);
+  std::vector<NodeOutcome> out(2);
+  for (uint32_t i = 0; i < 2; ++i) {
+    NodeOutcome& o = out[i];
+    if (c.node(i).chip().cpu().fault()) ADD_FAILURE() << c.node(i).chip().cpu().fault_report();
+    o.halted = c.node(i).chip().cpu().halted();
+    for (uint32_t k = 0; k < 10; ++k) o.result[k] = read_word(c, i, kCtl + 64 + 4 * k);
+    const uint32_t a = read_word(c, i, sym("app_a")), b = read_word(c, i, sym("app_b"));
+    for (uint32_t k = 0; k < 21; ++k) {
+      o.a[k] = read_word(c, i, a + 4 * k);
+      o.b[k] = read_word(c, i, b + 4 * k);
+    }
+    o.quanta = read_word(c, i, sym("udm_sched_counters"));
+    o.switches = read_word(c, i, sym("udm_sched_counters") + 4);
+    o.unknown_gid = read_word(c, i, sym("udm_kernel_counters") + 4);
+    std::printf("  node %u: quanta %u switches %u; A inserted %u (max pages %u, to buffered %u); "
+                "B inserted %u; unknown GID %u\n",
+                i, o.quanta, o.switches, o.a[A_INSERTED], o.a[A_MAX_PAGES], o.a[A_TO_BUFFERED],
+                o.b[A_INSERTED], o.unknown_gid);
+  }
+  return out;
+}
+
+void expect_exactly_once(const NodeOutcome& o, uint32_t messages, bool b_traffic) {
+  EXPECT_TRUE(o.halted);
+  EXPECT_EQ(o.result[R_CAUSE], 0u);
+  EXPECT_EQ(o.result[R_HANDLED_A], messages);
+  EXPECT_EQ(o.result[R_ERRORS_A], 0u) << "A got another's message, out of order or twice";
+  if (b_traffic) {
+    EXPECT_EQ(o.result[R_HANDLED_B], messages);
+    EXPECT_EQ(o.result[R_ERRORS_B], 0u);
+  }
+  EXPECT_EQ(o.result[R_NULL_SAW], 0u) << "the null application saw a message";
+  EXPECT_EQ(o.a[A_MESSAGES], 0u);
+  EXPECT_EQ(o.a[A_EMULATED], o.a[A_INSERTED]);
+}
+
+TEST(UdmGang, TwoApplicationsMultiprogrammedEachGetsItsOwnMessagesOnceInOrder) {
+  Params p;
+  const auto out = run(p);
+  uint32_t buffered = 0;
+  for (const NodeOutcome& o : out) {
+    expect_exactly_once(o, p.messages, true);
+    EXPECT_GE(o.switches, 5u) << "the applications were not multiprogrammed";
+    buffered += o.a[A_INSERTED] + o.b[A_INSERTED];
+  }
+  EXPECT_GT(buffered, 0u) << "skewed schedules buffered nothing";
+}
+
+TEST(UdmGang, AgainstANullApplication) {
+  Params p;
+  p.scenario = GANG_NULL;
+  const auto out = run(p);
+  for (const NodeOutcome& o : out) {
+    expect_exactly_once(o, p.messages, false);
+    EXPECT_GE(o.switches, 5u);
+    EXPECT_EQ(o.b[A_INSERTED], 0u) << "nothing is sent to the null application";
+  }
+}
+
+TEST(UdmGang, MoreSkewBuffersMore) {
+  Params p;
+  p.scenario = GANG_NULL;
+  uint32_t last = 0;
+  for (uint32_t skew : {0u, 100u, 200u}) {
+    p.skew_ticks = skew;
+    const auto out = run(p);
+    const uint32_t buffered = out[0].a[A_INSERTED] + out[1].a[A_INSERTED];
+    for (const NodeOutcome& o : out) expect_exactly_once(o, p.messages, false);
+    EXPECT_GE(buffered, last) << "skew " << skew;
+    last = buffered;
+  }
+  EXPECT_GT(last, 0u);
+}
+
+TEST(UdmGang, ASenderOfAnotherGidReachesNoApplication) {
+  Params p;
+  p.scenario = INTRUDER;
+  p.messages = 60;
+  const auto out = run(p);
+  EXPECT_EQ(out[1].unknown_gid, p.messages) << "the intruder's messages were not dropped";
+  EXPECT_EQ(out[0].unknown_gid, 0u);
+  for (const NodeOutcome& o : out) {
+    EXPECT_TRUE(o.halted);
+    EXPECT_EQ(o.result[R_CAUSE], 0u);
+    EXPECT_EQ(o.result[R_HANDLED_A], p.messages) << "A handled a message of another GID, or lost one";
+    EXPECT_EQ(o.result[R_ERRORS_A], 0u);
+    EXPECT_EQ(o.result[R_NULL_SAW], 0u);
+  }
+}
+
+} // namespace
+} // namespace lanaikit
