@@ -52,6 +52,7 @@ bool FuguInterface::needs_exact_time(uint32_t offset, bool is_write) const {
 }
 
 bool FuguInterface::user_access(uint32_t offset, bool is_write) const {
+  if (offset >= MSG_LEN) return !is_write;
   if (offset >= kUserEnd) return offset == NODE || offset == NODES ? !is_write : false;
   return !(is_write && (offset == DESCLEN || offset == UAC));
 }
@@ -74,6 +75,16 @@ MmioStatus FuguInterface::read(uint32_t offset, bool from_host, uint32_t& value)
   const bool window = !user || user_message();
   if (offset < SPACE) {
     value = send_[offset / 4];
+    return MmioStatus::Ok;
+  }
+  if (offset >= MSG_LEN && offset < MSG + 4 * kBufferWords) {
+    // Through the base register: the window itself, or a record in SRAM.
+    if (msgbase_ == 0)
+      return read(offset == MSG_LEN ? RECV_LEN : offset == MSG_SRC ? RECV_SRC : RECV + (offset - MSG),
+                  from_host, value);
+    uint8_t b[4];
+    if (!port().sram_read(msgbase_ + (offset - MSG_LEN), b)) return error("MSG read outside SRAM (MSGBASE)");
+    value = uint32_t(b[0]) << 24 | uint32_t(b[1]) << 16 | uint32_t(b[2]) << 8 | b[3];
     return MmioStatus::Ok;
   }
   if (offset >= RECV && offset < RECV + 4 * kBufferWords) {
@@ -105,6 +116,7 @@ MmioStatus FuguInterface::read(uint32_t offset, bool from_host, uint32_t& value)
     return MmioStatus::Ok;
   case NODE: value = node_; return MmioStatus::Ok;
   case NODES: value = uint32_t(routes_.size()); return MmioStatus::Ok;
+  case MSGBASE: value = msgbase_; return MmioStatus::Ok;
   case LAUNCH:
   case DISPOSE:
   case DISPOSE_TO:
@@ -137,6 +149,10 @@ MmioStatus FuguInterface::write(uint32_t offset, bool from_host, uint32_t value)
   case LAUNCH: return launch(value, !user);
   case DISPOSE: return dispose(!user);
   case DISPOSE_TO: return dispose_to(value);
+  case MSGBASE:
+    if (value % 4 != 0) return error("MSGBASE must be word-aligned");
+    msgbase_ = value;
+    return MmioStatus::Ok;
   case BEGINATOM:
     uac_ |= value & kUserBits;
     update();
@@ -172,6 +188,7 @@ MmioStatus FuguInterface::write(uint32_t offset, bool from_host, uint32_t value)
   case NODE:
   case NODES: return error("read-only register");
   default:
+    if (offset >= MSG_LEN && offset < MSG + 4 * kBufferWords) return error("MSG is read-only");
     if (offset >= RECV && offset < RECV + 4 * kBufferWords) return error("the input window is read-only");
     return MmioStatus::Unmapped;
   }
@@ -370,6 +387,7 @@ void FuguInterface::reset() {
   partial_.clear();
   input_words_ = 0;
   uac_ = gid_ = timeout_ = 0;
+  msgbase_ = 0;
   divert_ = false;
   timer_running_ = timed_out_ = false;
   stalled_ = false;

@@ -93,7 +93,13 @@ public:
     DISPOSE_TO = 0x0E0, // kernel W: copy the head message into SRAM at the value as a record
                         //   (length, source, words), then dispose of it (the paper's DMA
                         //   "optionally invoked as part of the dispose operation")
-    kSize = 0x0E4,
+    MSGBASE = 0x0E4,   // kernel RW: the base register: 0, the window; else the SRAM address
+                       //   of a record (length, source, words) that MSG shows instead
+    MSG_LEN = 0x100,   // R: the message at the base, read in one access each (the paper's
+    MSG_SRC = 0x104,   //   "known base register" without a register to spare: user code
+    MSG = 0x108,       //   never holds the base, so the kernel can move it between any two
+                       //   instructions): its length (0: none), source and 16 words
+    kSize = 0x148,
   };
   static constexpr uint32_t kBufferWords = 16;
   // UAC bits (Table 3).
@@ -196,6 +202,7 @@ private:
   bool timer_running_ = false, timed_out_ = false;
   uint64_t timer_deadline_ = 0;
   uint32_t trap_ = 0;
+  uint32_t msgbase_ = 0; // MSGBASE
   bool stalled_ = false; // we refused a chunk: call sink_ready when room appears
   std::string error_;
   FuguCounters counters_;

@@ -6,7 +6,7 @@
  * mismatch-available, and this kernel copies it (the interface's DISPOSE_TO DMA) into the
  * software buffer of the application its GID names, taking a page from the node's pool
  * when the buffer's last page is full. The running application reads the same messages
- * through the base-register convention (udm_base points at its buffer's head record); its
+ * through the base-register convention (MSGBASE points at its buffer's head record); its
  * DISPOSE traps (dispose-extend) and is emulated here; its handlers are upcalled from here
  * with the same atomicity as the fast case: a buffered message is delivered only while
  * interrupt-disable is clear, otherwise atomicity-extend is set and the application's
@@ -30,7 +30,6 @@ _Static_assert(offsetof(struct udm_app, gid) == 0 && offsetof(struct udm_app, en
                    offsetof(struct udm_app, upcalls) == 64,
                "struct udm_app's layout is buffered.s's");
 
-volatile unsigned *volatile udm_base = UDM_WINDOW;
 struct udm_app *udm_current;
 struct udm_kernel_counters udm_kernel_counters;
 unsigned udm_fast_tbr = (unsigned)udm_fast_table;
@@ -39,7 +38,7 @@ unsigned udm_buffered_tbr = (unsigned)udm_buffered_table;
 static struct udm_app apps[UDM_MAX_APPS];
 static unsigned napps;
 static unsigned *free_pages; /* the pool's free list, linked through word 0 */
-/* What udm_base points at in buffered mode when the buffer is empty: a length of 0. */
+/* What MSGBASE points at in buffered mode when the buffer is empty: a length of 0. */
 static unsigned empty_record[2];
 
 void udm_kernel_init(unsigned *pool, unsigned pages) {
@@ -126,7 +125,7 @@ static int insert_head(void) {
   ++a->inserted;
   if (!a->head) {
     a->head = rec;
-    if (a == udm_current && a->buffered) udm_base = rec + 2;
+    if (a == udm_current && a->buffered) NI_MSGBASE = (unsigned)rec;
   }
   return 1;
 }
@@ -168,6 +167,9 @@ static void upcall(struct udm_app *a) {
   udm_up_save[2] = CPU_ENNPC;
   udm_up_save[3] = CPU_ESW;
   udm_up_save[4] = uac;
+  /* The fast case's return (fast.s, vector 44) reloads r9 from here: a handler running
+   * when the buffer drains returns through it. */
+  udm_up_save[6] = udm_trap_frame.r[9];
   NI_UAC = uac | UAC_INTERRUPT_DISABLE | UAC_DISPOSE_PENDING | UAC_ATOMICITY_EXTEND;
   CPU_EPC = a->entry;
   CPU_ENPC = a->entry + 4;
@@ -193,7 +195,7 @@ static void to_fast(struct udm_app *a) {
   ++a->to_fast;
   NI_DIVERT = 0;
   CPU_TBR = udm_fast_tbr;
-  udm_base = UDM_WINDOW;
+  NI_MSGBASE = 0;
 }
 
 void udm_divert(void) {
@@ -209,7 +211,7 @@ void udm_divert(void) {
   NI_DIVERT = 1;
   while ((NI_HEAD & 1) && insert_head()) {
   }
-  udm_base = a->head ? a->head + 2 : empty_record + 2;
+  NI_MSGBASE = a->head ? (unsigned)a->head : (unsigned)empty_record;
   deliver(a); /* what was copied: now, or at the end of the atomic section */
 }
 
@@ -224,7 +226,7 @@ void udm_app_run(struct udm_app *a) {
   } else {
     NI_DIVERT = 0;
     CPU_TBR = udm_fast_tbr;
-    udm_base = UDM_WINDOW;
+    NI_MSGBASE = 0;
   }
 }
 
@@ -262,7 +264,7 @@ int udm_buffer_trap(struct udm_trap_frame *f) {
     NI_UAC = NI_UAC & ~UAC_DISPOSE_PENDING;
     skip_instruction();
     if (a->head)
-      udm_base = a->head + 2;
+      NI_MSGBASE = (unsigned)a->head;
     else
       to_fast(a);
     return 1;

@@ -127,8 +127,7 @@ udm_buf_dispose:                   ! r9, r10 saved
 	beq	.Ldisp_slow                ! on the next page: this one back to the pool
 	nop
 	st	%r9, 24[%r10]              ! head
-	add	%r9, 0x8, %r9
-	st	%r9, [udm_base]            ! the base register convention: its words
+	st	%r9, -3612[%r0]            ! MSGBASE: user code reads it next (udm.h)
 	ld	48[%r10], %r9
 	sub	%r9, 0x1, %r9
 	st	%r9, 48[%r10]              ! messages held

@@ -118,7 +118,10 @@ udm_null_handler:                  ! user level, used as the upcall entry: dispo
 
 	.globl	udm_c_upcall
 udm_c_upcall:                      ! user level: call the C handler named in word 1
-	sub	%sp, 112, %sp
+	sub	%sp, 120, %sp              ! 112 for the registers, and the red zone: the 8 bytes
+	                                   !   below the interrupted %sp may still be live (a Lanai
+	                                   !   epilogue frees its frame, %sp <- %fp, in the delay
+	                                   !   slot before it reloads %fp from -8[%fp])
 	st	%r3, 0[%sp]
 	st	%r5, 4[%sp]
 	st	%r6, 8[%sp]
@@ -147,8 +150,8 @@ udm_c_upcall:                      ! user level: call the C handler named in wor
 	st	%r29, 100[%sp]
 	st	%r30, 104[%sp]
 	st	%r31, 108[%sp]
-	ld	[udm_base], %r3           ! the handler: word 1 of the message at the base
-	ld	4[%r3], %r3                !   (the window, or the buffered copy: udm.h)
+	ld	-3572[%r0], %r3            ! MSG[1]: the handler, word 1 of the message at the base
+	                                   !   (the window, or the buffered copy: udm.h)
 	add	%pc, 0x10, %rca
 	st	%rca, [--%sp]
 	bt	%r3
@@ -181,7 +184,7 @@ udm_c_upcall:                      ! user level: call the C handler named in wor
 	ld	100[%sp], %r29
 	ld	104[%sp], %r30
 	ld	108[%sp], %r31
-	add	%sp, 112, %sp
+	add	%sp, 120, %sp
 	st	%r1, -3752[%r0]      ! traps (atomicity-extend): back to the interrupted code
 
 	.bss

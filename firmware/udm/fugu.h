@@ -27,6 +27,11 @@
 #define NI_NODE FUGU_REG(0x0D8)      /* user code may read NODE and NODES */
 #define NI_NODES FUGU_REG(0x0DC)
 #define NI_DISPOSE_TO FUGU_REG(0x0E0) /* copy the head message to memory as a record, dispose */
+#define NI_MSGBASE FUGU_REG(0x0E4)    /* the base register: 0 the window, else a record */
+/* the message at the base (user R): one access each */
+#define NI_MSG_LEN FUGU_REG(0x100)
+#define NI_MSG_SRC FUGU_REG(0x104)
+#define NI_MSG(i) FUGU_REG(0x108 + 4 * (i))
 
 /* UAC bits */
 #define UAC_INTERRUPT_DISABLE 1u

@@ -7,17 +7,18 @@
 #include "fugu.h"
 
 /* The base-register convention ("a known base register to point to the input message
- * buffer"): user code reads the message it is handling through udm_base, never through
- * NI_RECV directly. In the fast case udm_base is the interface's window (RECV); in
- * buffered mode the kernel points it at the head record of the application's software
- * buffer. A record has the window's layout from RECV_LEN on: the length (0: no message),
- * the source node, then the words. The Lanai has no register to spare for it across C
- * code, so it is a word in memory, reloaded at every access (volatile). */
-extern volatile unsigned *volatile udm_base;
-#define UDM_WINDOW ((volatile unsigned *)0xFFFFF180u) /* &NI_RECV(0) */
-#define UDM_LEN() (udm_base[-2])   /* words in the message; 0: none (polling reads this) */
-#define UDM_SRC() (udm_base[-1])
-#define UDM_WORD(i) (udm_base[i])  /* word 1 is the handler, arguments from word 2 */
+ * buffer"): user code reads the message it is handling through the interface's MSG
+ * registers, never through NI_RECV directly. They show the message at the base register
+ * MSGBASE: the window itself in the fast case (MSGBASE 0), the head record of the
+ * application's software buffer in buffered mode (the kernel sets it). A record has the
+ * window's layout from RECV_LEN on: the length (0: no message), the source node, then the
+ * words. Each read is one access through the base, so the kernel may move the base between
+ * any two instructions of a handler (a switch to buffered mode in the middle of one): a
+ * base held in memory and loaded into a register by user code could not be moved under it,
+ * and the Lanai has no register to reserve for it across C code. */
+#define UDM_LEN() NI_MSG_LEN   /* words in the message; 0: none (polling reads this) */
+#define UDM_SRC() NI_MSG_SRC
+#define UDM_WORD(i) NI_MSG(i)  /* word 1 is the handler, arguments from word 2 */
 #define UDM_DISPOSE() (NI_DISPOSE = 1) /* traps and is emulated in buffered mode */
 
 /* The kernel's side (buffer.c). Pages of the node's pool hold the software buffers: word 0
@@ -86,6 +87,8 @@ int udm_sched_trap(struct udm_trap_frame *frame); /* the timer and UDM_SYSCALL_D
 
 /* fast.s: the upcall state (EPC, ENPC, ENNPC, ESW, UAC, -, r9) */
 extern unsigned udm_up_save[7];
+/* traps.s: the frame of the trap being handled (the kernel's traps do not nest) */
+extern struct udm_trap_frame udm_trap_frame;
 extern unsigned udm_upcall_entry;
 extern unsigned udm_fast_table[];
 /* buffered.s: the trap table of buffered mode */

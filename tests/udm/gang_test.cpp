@@ -8,7 +8,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <string>
+#include <cstdlib>
+#include <random>
+#include <vector>
 
 namespace lanaikit {
 namespace {
@@ -42,43 +47,74 @@ uint32_t read_word(sim::Cluster& c, uint32_t node, uint32_t addr) {
 
 struct NodeOutcome {
   bool halted = false;
-  uint32_t result[10] = {};
+  uint32_t result[96] = {};
   uint32_t a[21] = {}, b[21] = {};
   uint32_t quanta = 0, switches = 0, unknown_gid = 0;
 };
 
+// The firmware's record of its last 8 traps (udm_gang.c, remember()).
+std::string trap_ring(sim::Cluster& c, uint32_t node) {
+  std::string out;
+  const uint32_t next = read_word(c, node, kCtl + 64 + 4 * 23);
+  for (uint32_t k = 0; k < 16; ++k) {
+    const uint32_t idx = (next + k) & 15;
+    const uint32_t what = read_word(c, node, kCtl + 64 + 4 * (24 + 4 * idx));
+    const uint32_t epc = read_word(c, node, kCtl + 64 + 4 * (25 + 4 * idx));
+    const uint32_t fp = read_word(c, node, kCtl + 64 + 4 * (26 + 4 * idx));
+    const uint32_t sp = read_word(c, node, kCtl + 64 + 4 * (27 + 4 * idx));
+    const auto* f = image().symbol_at(epc);
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "\n  %s cause %u gid %u buffered %u upcall %u uac %x at %x (%s) fp %x sp %x",
+                  what >> 31 ? "exit " : "entry", what & 0xFF, (what >> 8) & 0xFF, (what >> 16) & 1,
+                  (what >> 17) & 1, (what >> 20) & 0xF, epc, f ? f->name.c_str() : "?", fp, sp);
+    out += buf;
+  }
+  return out;
+}
+
 struct Params {
   Scenario scenario = GANG;
-  uint32_t messages = 150, gap = 150;
-  uint32_t slice_ticks = 400; // 200 us: 20,000 cycles at 100 MHz
-  uint32_t skew_ticks = 100;  // node 1's switches this much later
+  uint32_t nodes = 2;
+  uint32_t messages = 150, gap = 150; // per application per node; spin iterations (mean)
+  uint32_t slice_ticks = 400;         // 200 us: 20,000 cycles at 100 MHz
+  uint32_t skew_ticks = 100;          // node 1's switches this much later (2 nodes)
+  std::vector<uint32_t> skews;        // or each node's skew
+  uint32_t seed = 1;
+  uint32_t timeout = 2000, c_only = 0;
+  sim::Time limit = 500 * sim::kMillisecond;
 };
 
 std::vector<NodeOutcome> run(const Params& p) {
   sim::ClusterParams cp;
-  cp.nodes = 2;
+  cp.nodes = p.nodes;
   cp.node.chip = vm::ChipParams::lanaikit_default();
   cp.node.pci = host::PciParams::vmmc();
   cp.fugu = vm::FuguInterface::Config{};
   sim::Cluster c(cp);
-  for (uint32_t i = 0; i < 2; ++i) {
+  for (uint32_t i = 0; i < p.nodes; ++i) {
     sim::Node& n = c.node(i);
     n.load(image());
-    const uint32_t ctl[5] = {p.scenario, p.messages, p.gap, p.slice_ticks, i == 1 ? p.skew_ticks : 0};
-    for (uint32_t k = 0; k < 5; ++k) {
+    const uint32_t skew = p.skews.empty() ? (i == 1 ? p.skew_ticks : 0) : p.skews.at(i);
+    const uint32_t ctl[8] = {p.scenario, p.messages, p.gap, p.slice_ticks, skew, p.seed, p.timeout, p.c_only};
+    for (uint32_t k = 0; k < 8; ++k) {
       const uint32_t v = ctl[k];
       const uint8_t b[4] = {uint8_t(v >> 24), uint8_t(v >> 16), uint8_t(v >> 8), uint8_t(v)};
       n.chip().host_write_sram(kCtl + 4 * k, b);
     }
     n.start();
   }
-  c.kernel().run_until(500 * sim::kMillisecond);
-  std::vector<NodeOutcome> out(2);
-  for (uint32_t i = 0; i < 2; ++i) {
+  c.kernel().run_until(p.limit);
+  std::vector<NodeOutcome> out(p.nodes);
+  for (uint32_t i = 0; i < p.nodes; ++i) {
     NodeOutcome& o = out[i];
-    if (c.node(i).chip().cpu().fault()) ADD_FAILURE() << c.node(i).chip().cpu().fault_report();
+    if (c.node(i).chip().cpu().fault()) {
+      const uint32_t pc = c.node(i).chip().cpu().pc();
+      const auto* f = image().symbol_at(pc);
+      ADD_FAILURE() << "node " << i << " in " << (f ? f->name : "?") << ": " << c.node(i).chip().cpu().fault_report()
+                    << "last traps:" << trap_ring(c, i);
+    }
     o.halted = c.node(i).chip().cpu().halted();
-    for (uint32_t k = 0; k < 10; ++k) o.result[k] = read_word(c, i, kCtl + 64 + 4 * k);
+    for (uint32_t k = 0; k < 96; ++k) o.result[k] = read_word(c, i, kCtl + 64 + 4 * k);
     const uint32_t a = read_word(c, i, sym("app_a")), b = read_word(c, i, sym("app_b"));
     for (uint32_t k = 0; k < 21; ++k) {
       o.a[k] = read_word(c, i, a + 4 * k);
@@ -87,7 +123,8 @@ std::vector<NodeOutcome> run(const Params& p) {
     o.quanta = read_word(c, i, sym("udm_sched_counters"));
     o.switches = read_word(c, i, sym("udm_sched_counters") + 4);
     o.unknown_gid = read_word(c, i, sym("udm_kernel_counters") + 4);
-    std::printf("  node %u: quanta %u switches %u; A inserted %u (max pages %u, to buffered %u); "
+    if (p.nodes <= 2)
+      std::printf("  node %u: quanta %u switches %u; A inserted %u (max pages %u, to buffered %u); "
                 "B inserted %u; unknown GID %u\n",
                 i, o.quanta, o.switches, o.a[A_INSERTED], o.a[A_MAX_PAGES], o.a[A_TO_BUFFERED],
                 o.b[A_INSERTED], o.unknown_gid);
@@ -95,15 +132,27 @@ std::vector<NodeOutcome> run(const Params& p) {
   return out;
 }
 
+// A node halts only when each of its applications has handled every message the others'
+// generators address to it (each replays them); the handlers check tag and order.
 void expect_exactly_once(const NodeOutcome& o, uint32_t messages, bool b_traffic) {
   EXPECT_TRUE(o.halted);
-  EXPECT_EQ(o.result[R_CAUSE], 0u);
-  EXPECT_EQ(o.result[R_HANDLED_A], messages);
+  EXPECT_EQ(o.result[R_CAUSE], 0u) << "at " << std::hex << o.result[16] << " ("
+                                  << (image().symbol_at(o.result[16]) ? image().symbol_at(o.result[16])->name : "?")
+                                  << ") tval " << o.result[17];
+  if (messages) {
+    EXPECT_EQ(o.result[R_HANDLED_A], messages);
+  }
   EXPECT_EQ(o.result[R_ERRORS_A], 0u) << "A got another's message, out of order or twice";
   if (b_traffic) {
-    EXPECT_EQ(o.result[R_HANDLED_B], messages);
+    if (messages) {
+      EXPECT_EQ(o.result[R_HANDLED_B], messages);
+    }
     EXPECT_EQ(o.result[R_ERRORS_B], 0u);
   }
+  if (o.result[R_ERRORS_A] || o.result[R_ERRORS_B])
+    ADD_FAILURE() << "first error: len " << o.result[10] << " src " << o.result[11] << " seq "
+                  << o.result[12] << " expected " << o.result[13] << " tag " << std::hex
+                  << o.result[14];
   EXPECT_EQ(o.result[R_NULL_SAW], 0u) << "the null application saw a message";
   EXPECT_EQ(o.a[A_MESSAGES], 0u);
   EXPECT_EQ(o.a[A_EMULATED], o.a[A_INSERTED]);
@@ -161,6 +210,42 @@ TEST(UdmGang, ASenderOfAnotherGidReachesNoApplication) {
     EXPECT_EQ(o.result[R_ERRORS_A], 0u);
     EXPECT_EQ(o.result[R_NULL_SAW], 0u);
   }
+}
+
+// The stress of issue 15, short: 8 nodes, two applications sending to random peers, random
+// skews; buffered mode through buffered.s and wholly in C. LANAIKIT_UDM_STRESS_MESSAGES sets
+// the messages per application per node for the long run (62,500: a million messages in
+// all), LANAIKIT_UDM_STRESS_SEED the generators' and skews' seed.
+class UdmGangStress : public ::testing::TestWithParam<uint32_t> {};
+INSTANTIATE_TEST_SUITE_P(AsmAndC, UdmGangStress, ::testing::Values(0u, 1u),
+                         [](const auto& info) { return info.param ? "AllC" : "Assembly"; });
+
+TEST_P(UdmGangStress, EightNodesRandomSkewEveryMessageOnceInOrder) {
+  Params p;
+  p.c_only = GetParam();
+  p.nodes = 8;
+  p.messages = 400;
+  p.gap = 40;
+  if (const char* m = std::getenv("LANAIKIT_UDM_STRESS_MESSAGES")) p.messages = uint32_t(std::atol(m));
+  p.limit = sim::Time(p.messages) * 100 * sim::kMicrosecond + 100 * sim::kMillisecond;
+  if (const char* sd = std::getenv("LANAIKIT_UDM_STRESS_SEED")) p.seed = uint32_t(std::atol(sd));
+  std::mt19937 rng(2026 + p.seed - 1);
+  for (uint32_t i = 0; i < p.nodes; ++i) p.skews.push_back(rng() % p.slice_ticks);
+  const auto out = run(p);
+  uint64_t handled = 0, buffered = 0, switches = 0;
+  uint32_t max_pages = 0;
+  for (const NodeOutcome& o : out) {
+    expect_exactly_once(o, 0, true);
+    handled += uint64_t(o.result[R_HANDLED_A]) + o.result[R_HANDLED_B];
+    buffered += uint64_t(o.a[A_INSERTED]) + o.b[A_INSERTED];
+    switches += o.switches;
+    max_pages = std::max({max_pages, o.a[A_MAX_PAGES], o.b[A_MAX_PAGES]});
+  }
+  EXPECT_EQ(handled, uint64_t(p.nodes) * 2 * p.messages) << "messages lost or duplicated";
+  EXPECT_GT(buffered, 0u);
+  std::printf("  stress: %llu messages on %u nodes, %llu buffered (%.1f%%), %llu switches, max pages %u\n",
+              (unsigned long long)handled, p.nodes, (unsigned long long)buffered,
+              100.0 * double(buffered) / double(handled), (unsigned long long)switches, max_pages);
 }
 
 } // namespace

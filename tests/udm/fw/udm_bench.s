@@ -70,8 +70,7 @@ bench_arg_handler:                 ! user level, one argument: read it, dispose,
 	.p2align	2
 bench_base_arg_handler:            ! the same through the base-register convention (udm.h)
 	st	%r9, [bench_arg_save]
-	ld	[udm_base], %r9
-	ld	8[%r9], %r9
+	ld	-3568[%r0], %r9            ! MSG[2]
 	st	%r9, [bench_arg_sum]
 	ld	[bench_arg_save], %r9
 	st	%r0, -3760[%r0]
