@@ -1,5 +1,6 @@
 // lk.cluster and the Cluster, Node and Link types.
 #include "lua/internal.h"
+#include "vm/fugu_interface.h"
 #include "lua/kit.h"
 #include "lua/platform_table.h"
 
@@ -112,7 +113,7 @@ int lk_cluster(lua_State* L) {
   Runtime::Impl& rt = runtime_of(L);
   const TableArg t = a.table(1);
   t.only({"platform", "nodes", "topology", "nodes_per_switch", "spines", "max_batch", "host_pages",
-          "stop_on_fault", "nic", "stack_guard", "atm"});
+          "stop_on_fault", "nic", "stack_guard", "atm", "fugu"});
   const uint32_t nodes = uint32_t(t.opt_positive("nodes").value_or(2));
   if (nodes > 4096) t.fail("nodes", "at most 4096 nodes");
   Platform plat;
@@ -157,6 +158,9 @@ int lk_cluster(lua_State* L) {
     params.node.chip.stack_guard_bytes = uint32_t(*v);
   }
   params.atm = atm_choice(a, t, plat);
+  // FUGU nodes (docs/udm.md): a FUGU network interface on every chip instead of the
+  // LANai's packet engines.
+  if (t.opt_boolean("fugu").value_or(false)) params.fugu = vm::FuguInterface::Config{};
   const uint64_t max_batch = uint64_t(t.opt_integer("max_batch").value_or(0));
   const bool stop_on_fault = t.opt_boolean("stop_on_fault").value_or(true);
 
@@ -678,6 +682,31 @@ int n_counters(lua_State* L) {
   return 1;
 }
 
+// A FUGU node's network interface counters (docs/udm.md); nil on other nodes.
+int n_fugu(lua_State* L) {
+  Args a(L, "Node:fugu", 1);
+  NodeUD* ud = nullptr;
+  node_self(a, &ud);
+  const vm::FuguInterface* ni = live_box(a, ud->box).cluster->fugu_interface(ud->index);
+  if (!ni) {
+    lua_pushnil(L);
+    return 1;
+  }
+  const vm::FuguCounters& f = ni->counters();
+  lua_createtable(L, 0, 10);
+  set_int(L, "launched", f.launched);
+  set_int(L, "received", f.received);
+  set_int(L, "disposed", f.disposed);
+  set_int(L, "mismatches", f.mismatches);
+  set_int(L, "timeouts", f.timeouts);
+  set_int(L, "dma_records", f.dma_records);
+  set_int(L, "blocked_cycles", f.blocked_cycles);
+  set_int(L, "traps", f.traps);
+  set_int(L, "crc_dropped", f.crc_dropped);
+  set_int(L, "malformed", f.malformed);
+  return 1;
+}
+
 int n_registers(lua_State* L) {
   Args a(L, "Node:registers", 1);
   Node& n = node_self(a);
@@ -834,6 +863,7 @@ void open_cluster(lua_State* L) {
       {"counters", wrap<n_counters>},
       {"registers", wrap<n_registers>},
       {"nic", wrap<n_nic>},
+      {"fugu", wrap<n_fugu>},
       {"powered", wrap<n_powered>},
       {"running", wrap<n_running>},
       {"report", wrap<n_report>},

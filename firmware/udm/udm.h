@@ -91,6 +91,9 @@ extern unsigned udm_up_save[7];
 extern struct udm_trap_frame udm_trap_frame;
 extern unsigned udm_upcall_entry;
 extern unsigned udm_fast_table[];
+/* fast.s: upcall entries: C handlers (the one named in word 1), the null handler */
+void udm_c_upcall(void);
+void udm_null_handler(void);
 /* buffered.s: the trap table of buffered mode */
 extern unsigned udm_buffered_table[];
 

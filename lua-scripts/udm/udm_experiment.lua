@@ -1,0 +1,88 @@
+-- udm_experiment.lua -- running one of UDM's applications on a cluster of emulated FUGU
+-- nodes (docs/udm.md), alone or gang scheduled against a null application with a schedule
+-- skew: the node side is firmware/udm/apps/experiment.c with the kernel of
+-- firmware/udm/{traps.s,fast.s,buffer.c,buffered.s,sched.c}.
+local M = {}
+
+local CTL = 0x80000 -- experiment.h: EXPERIMENT_CTL
+local SLICE, SKEW, TIMEOUT, NULL, BUDGET, PARAM = 0, 1, 2, 3, 4, 8
+local R = 32 -- results start
+local R_DONE, R_START, R_END, R_CAUSE, R_EPC, R_APP = 0, 1, 2, 3, 4, 8
+local RTC_TICK_CYCLES = 50 -- 500 ns RTC ticks at the lanaikit node's 100 MHz
+-- struct udm_app (firmware/udm/udm.h): words
+local A_INSERTED, A_PAGE_ALLOCS, A_EMULATED, A_TO_BUFFERED, A_MAX_PAGES = 13, 14, 15, 17, 19
+
+M.TIMESLICE_CYCLES = 500000 -- the platform's (udm.lua) scheduler timeslice
+
+local kernel = { "firmware/udm/traps.s", "firmware/udm/fast.s", "firmware/udm/buffer.c",
+                 "firmware/udm/buffered.s", "firmware/udm/sched.c", "firmware/udm/apps/experiment.c" }
+local images = {}
+local function image(app)
+  if not images[app] then
+    local sources = { "firmware/udm/apps/" .. app .. ".c" }
+    for _, s in ipairs(kernel) do sources[#sources + 1] = s end
+    images[app] = lk.firmware { sources = sources, opt = "O2" }
+  end
+  return images[app]
+end
+
+-- Runs `app` (firmware/udm/apps/<app>.c) on `nodes` FUGU nodes. opts: params (the
+-- application's words), null (multiprogram against a null application), skew (fraction of
+-- the timeslice: node i's schedule is late by skew * i / (nodes - 1) of it), timeslice
+-- (cycles), timeout (atomicity, user cycles), budget (pages), limit_ms (simulated);
+-- step_ns and on_step(c): a callback between steps of the run (progress sampling).
+-- Returns runtime (cycles from the first node's start to the last node's end), buffered
+-- and handled messages of the application, the most pages a node held, the nodes'
+-- results (app words), counters.
+function M.run(app, nodes, opts)
+  local fw = image(app)
+  local c = lk.cluster { platform = "vmmc", nic = { clock_hz = 100000000, sram_bytes = 1 << 20 },
+                         nodes = nodes, fugu = true }
+  local slice_cycles = opts.timeslice or M.TIMESLICE_CYCLES
+  local slice = slice_cycles // RTC_TICK_CYCLES
+  for i = 0, nodes - 1 do
+    local n = c:node(i)
+    n:load(fw)
+    local skew = nodes > 1 and math.floor((opts.skew or 0) * slice * i / (nodes - 1)) or 0
+    n:sram_write32(CTL + 4 * SLICE, slice)
+    n:sram_write32(CTL + 4 * SKEW, skew)
+    n:sram_write32(CTL + 4 * TIMEOUT, opts.timeout or 20000)
+    n:sram_write32(CTL + 4 * NULL, opts.null and 1 or 0)
+    n:sram_write32(CTL + 4 * BUDGET, opts.budget or 16)
+    for k, v in ipairs(opts.params or {}) do n:sram_write32(CTL + 4 * (PARAM + k - 1), v) end
+  end
+  c:start()
+  local limit_ns = (opts.limit_ms or 2000) * 1e6
+  local step_ns = opts.step_ns or 1e6
+  while c:now_ns() < limit_ns do
+    c:run { for_ns = step_ns }
+    if opts.on_step then opts.on_step(c) end
+    local running = false
+    for i = 0, nodes - 1 do running = running or c:node(i):running() end
+    if not running then break end
+  end
+  local out = { nodes = {}, buffered = 0, handled = 0, max_pages = 0, timeouts = 0 }
+  local first, last
+  local app_struct = fw:symbol("experiment_app_struct")
+  for i = 0, nodes - 1 do
+    local n = c:node(i)
+    local function res(k) return n:sram_read32(CTL + 4 * (R + k)) end
+    assert(res(R_CAUSE) == 0, ("node %d stopped on trap cause %d at 0x%x"):format(i, res(R_CAUSE), res(R_EPC)))
+    assert(res(R_DONE) == 1, ("node %d did not finish in %d ms of simulated time"):format(i, opts.limit_ms or 2000))
+    local a = n:sram_read32(app_struct)
+    local function field(k) return n:sram_read32(a + 4 * k) end
+    local node = { app_ticks = res(5), app_quanta = res(6), timer_irqs = res(7), start = res(R_START), done = res(R_END), app = { res(R_APP), res(R_APP + 1), res(R_APP + 2), res(R_APP + 3) },
+                   inserted = field(A_INSERTED), max_pages = field(A_MAX_PAGES), to_buffered = field(A_TO_BUFFERED),
+                   fugu = n:fugu() }
+    out.nodes[#out.nodes + 1] = node
+    out.buffered = out.buffered + node.inserted
+    out.max_pages = math.max(out.max_pages, node.max_pages)
+    out.timeouts = out.timeouts + node.fugu.timeouts
+    first = first and math.min(first, node.start) or node.start
+    last = last and math.max(last, node.done) or node.done
+  end
+  out.runtime_cycles = (last - first) * RTC_TICK_CYCLES
+  return out
+end
+
+return M
