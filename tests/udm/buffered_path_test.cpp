@@ -4,8 +4,7 @@
 // across switches to buffered mode and back (an atomicity timeout revoking an atomic
 // section, a handler that never extracts), under overflow control, and bad disposes
 // refused without harm to the traffic.
-#include "../chip/firmware.h"
-#include "sim/cluster.h"
+#include "udm_support.h"
 
 #include <gtest/gtest.h>
 
@@ -28,18 +27,12 @@ enum AppField : uint32_t { A_BUFFERED = 3, A_SUSPENDED = 5, A_PAGES = 11, A_MESS
                            A_OVERFLOW = 20 };
 
 const assembler::FirmwareImage& image() {
-  static const assembler::FirmwareImage img = test::build_firmware(
-      {test::source("tests/udm/fw/udm_buffered.c"), test::source("tests/udm/fw/udm_bench.s"),
-       test::source("firmware/udm/traps.s"), test::source("firmware/udm/fast.s"),
-       test::source("firmware/udm/buffer.c"), test::source("firmware/udm/buffered.s")});
+  static const assembler::FirmwareImage img =
+      test::udm::build({"tests/udm/fw/udm_buffered.c", "tests/udm/fw/udm_bench.s"});
   return img;
 }
 
-uint32_t sym(const char* name) {
-  const auto a = image().symbol(name);
-  if (!a) ADD_FAILURE() << "no symbol " << name;
-  return a.value_or(0);
-}
+uint32_t sym(const char* name) { return test::udm::symbol(image(), name); }
 
 // The receiver's cycles by kernel episode (from a trap or interrupt's vector to the return
 // into user mode), keyed by the vector, and the user cycles spent in a handler's range.
@@ -96,19 +89,10 @@ struct Outcome {
   bool sender_done = false, receiver_done = false;
 };
 
-uint32_t read_word(sim::Cluster& c, uint32_t node, uint32_t addr) {
-  uint8_t b[4];
-  c.node(node).chip().host_read_sram(addr, b);
-  return uint32_t(b[0]) << 24 | uint32_t(b[1]) << 16 | uint32_t(b[2]) << 8 | b[3];
-}
+using test::udm::read_word;
 
 Outcome run(const Params& s) {
-  sim::ClusterParams p;
-  p.nodes = 2;
-  p.node.chip = vm::ChipParams::lanaikit_default();
-  p.node.pci = host::PciParams::vmmc();
-  p.fugu = vm::FuguInterface::Config{};
-  sim::Cluster c(p);
+  sim::Cluster c(test::udm::fugu_cluster(2));
   Episodes episodes(c.node(1).chip().cpu(), {sym("udm_trap_table"), sym("udm_fast_table"), sym("udm_buffered_table")},
                     sym(s.handler_lo), sym(s.handler_hi));
   const Scenario roles[2] = {SENDER, s.receiver};
@@ -116,11 +100,7 @@ Outcome run(const Params& s) {
     sim::Node& n = c.node(i);
     n.load(image());
     const uint32_t ctl[9] = {roles[i], s.messages, s.gap, s.words, s.timeout, s.budget, s.spin, s.stuck_at, s.c_only};
-    for (uint32_t k = 0; k < 9; ++k) {
-      const uint32_t v = ctl[k];
-      const uint8_t b[4] = {uint8_t(v >> 24), uint8_t(v >> 16), uint8_t(v >> 8), uint8_t(v)};
-      n.chip().host_write_sram(kCtl + 4 * k, b);
-    }
+    for (uint32_t k = 0; k < 9; ++k) test::udm::write_word(n, kCtl + 4 * k, ctl[k]);
     if (i == 1) n.chip().set_instrument(&episodes);
     n.start();
   }

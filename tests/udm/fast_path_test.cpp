@@ -4,8 +4,7 @@
 // one; the per-argument increments. The paper's Table 4 numbers are these paths on a
 // Sparcle. The test checks what must hold whatever the costs (every message costs the
 // same, the orderings, the increments the cost model implies) and prints the table.
-#include "../chip/firmware.h"
-#include "sim/cluster.h"
+#include "udm_support.h"
 
 #include <gtest/gtest.h>
 
@@ -21,18 +20,12 @@ enum Scenario : uint32_t { SENDER = 1, KERNEL_RECV = 2, USER_RECV = 3, USER_C_RE
 constexpr uint32_t kMessages = 20;
 
 const assembler::FirmwareImage& image() {
-  static const assembler::FirmwareImage img = test::build_firmware(
-      {test::source("tests/udm/fw/udm_bench.c"), test::source("tests/udm/fw/udm_bench.s"),
-       test::source("firmware/udm/traps.s"), test::source("firmware/udm/fast.s"),
-       test::source("firmware/udm/buffer.c"), test::source("firmware/udm/buffered.s")});
+  static const assembler::FirmwareImage img =
+      test::udm::build({"tests/udm/fw/udm_bench.c", "tests/udm/fw/udm_bench.s"});
   return img;
 }
 
-uint32_t sym(const char* name) {
-  const auto a = image().symbol(name);
-  if (!a) ADD_FAILURE() << "no symbol " << name;
-  return a.value_or(0);
-}
+uint32_t sym(const char* name) { return test::udm::symbol(image(), name); }
 
 // Cycles per instruction address, from the first time the CPU reaches the idle loop (or the
 // polling loop): what the node spends on messages, and nothing of its start-up.
@@ -74,12 +67,7 @@ struct PathRun {
 };
 
 PathRun measure(Scenario receiver, uint32_t handler, Scenario sender = SENDER) {
-  sim::ClusterParams p;
-  p.nodes = 2;
-  p.node.chip = vm::ChipParams::lanaikit_default();
-  p.node.pci = host::PciParams::vmmc();
-  p.fugu = vm::FuguInterface::Config{};
-  sim::Cluster c(p);
+  sim::Cluster c(test::udm::fugu_cluster(2));
   const bool poll = receiver == POLL_RECV;
   PathCycles rx(poll ? sym("bench_poll") : sym("bench_idle"), poll ? sym("bench_poll_end") : sym("bench_idle_end"));
   const uint32_t send_lo = sym(sender == SENDER ? "bench_send_null" : "bench_send_arg");
@@ -89,10 +77,8 @@ PathRun measure(Scenario receiver, uint32_t handler, Scenario sender = SENDER) {
   for (uint32_t i = 0; i < 2; ++i) {
     sim::Node& n = c.node(i);
     n.load(image());
-    for (auto [off, v] : {std::pair{0u, uint32_t(roles[i])}, {4u, kMessages}, {8u, 300u}, {12u, handler}}) {
-      const uint8_t b[4] = {uint8_t(v >> 24), uint8_t(v >> 16), uint8_t(v >> 8), uint8_t(v)};
-      n.chip().host_write_sram(kCtl + off, b);
-    }
+    for (auto [off, v] : {std::pair{0u, uint32_t(roles[i])}, {4u, kMessages}, {8u, 300u}, {12u, handler}})
+      test::udm::write_word(n, kCtl + off, v);
     n.chip().set_instrument(i == 0 ? static_cast<vm::Instrument*>(&txs) : &rx);
     n.start();
   }

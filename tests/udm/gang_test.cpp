@@ -3,8 +3,7 @@
 // with a per-node skew. Messages that arrive for the application not running take the
 // buffered path; every message reaches its own application (GID isolation), once, in
 // order; a sender of a GID no application has on the receiving node is dropped and counted.
-#include "../chip/firmware.h"
-#include "sim/cluster.h"
+#include "udm_support.h"
 
 #include <gtest/gtest.h>
 
@@ -26,24 +25,12 @@ enum AppField : uint32_t { A_PAGES = 11, A_MESSAGES = 12, A_INSERTED = 13, A_EMU
                            A_TO_BUFFERED = 17, A_MAX_PAGES = 19 };
 
 const assembler::FirmwareImage& image() {
-  static const assembler::FirmwareImage img = test::build_firmware(
-      {test::source("tests/udm/fw/udm_gang.c"), test::source("firmware/udm/traps.s"),
-       test::source("firmware/udm/fast.s"), test::source("firmware/udm/buffer.c"),
-       test::source("firmware/udm/buffered.s"), test::source("firmware/udm/sched.c")});
+  static const assembler::FirmwareImage img = test::udm::build({"tests/udm/fw/udm_gang.c"});
   return img;
 }
 
-uint32_t sym(const char* name) {
-  const auto a = image().symbol(name);
-  if (!a) ADD_FAILURE() << "no symbol " << name;
-  return a.value_or(0);
-}
-
-uint32_t read_word(sim::Cluster& c, uint32_t node, uint32_t addr) {
-  uint8_t b[4];
-  c.node(node).chip().host_read_sram(addr, b);
-  return uint32_t(b[0]) << 24 | uint32_t(b[1]) << 16 | uint32_t(b[2]) << 8 | b[3];
-}
+uint32_t sym(const char* name) { return test::udm::symbol(image(), name); }
+using test::udm::read_word;
 
 struct NodeOutcome {
   bool halted = false;
@@ -85,22 +72,13 @@ struct Params {
 };
 
 std::vector<NodeOutcome> run(const Params& p) {
-  sim::ClusterParams cp;
-  cp.nodes = p.nodes;
-  cp.node.chip = vm::ChipParams::lanaikit_default();
-  cp.node.pci = host::PciParams::vmmc();
-  cp.fugu = vm::FuguInterface::Config{};
-  sim::Cluster c(cp);
+  sim::Cluster c(test::udm::fugu_cluster(p.nodes));
   for (uint32_t i = 0; i < p.nodes; ++i) {
     sim::Node& n = c.node(i);
     n.load(image());
     const uint32_t skew = p.skews.empty() ? (i == 1 ? p.skew_ticks : 0) : p.skews.at(i);
     const uint32_t ctl[8] = {p.scenario, p.messages, p.gap, p.slice_ticks, skew, p.seed, p.timeout, p.c_only};
-    for (uint32_t k = 0; k < 8; ++k) {
-      const uint32_t v = ctl[k];
-      const uint8_t b[4] = {uint8_t(v >> 24), uint8_t(v >> 16), uint8_t(v >> 8), uint8_t(v)};
-      n.chip().host_write_sram(kCtl + 4 * k, b);
-    }
+    for (uint32_t k = 0; k < 8; ++k) test::udm::write_word(n, kCtl + 4 * k, ctl[k]);
     n.start();
   }
   c.kernel().run_until(p.limit);
