@@ -56,6 +56,7 @@ udm_buffered_table:
 	nop
 	.endr
 
+	.globl	udm_buf_insert, udm_buf_dispose, udm_buf_return, udm_bsave ! apps/delay.s
 udm_buf_insert:                    ! r9, r10 saved
 	st	%r11, [udm_bsave+8]
 	st	%r12, [udm_bsave+12]

@@ -103,9 +103,20 @@ int udm_sched_trap(struct udm_trap_frame *f) {
   if (cause == FUGU_LINE_CHIP) {
     ISR = TIME0_INT_BIT; /* acknowledge */
     next_switch += slice; /* on the node's own (skewed) clock: no drift from this handler */
+    /* Taken more than a timeslice late (the kernel held the CPU: a flood of inserts keeps
+     * the higher-priority mismatch line busy): the quanta it missed are skipped, round robin
+     * included, so the node stays in phase with the gang; arming a time already past would
+     * leave IT0 negative and the node never switching again. */
+    unsigned steps = 1;
+    while ((int)(next_switch - RTC) <= 0) {
+      next_switch += slice;
+      ++steps;
+      ++udm_sched_counters.missed;
+    }
     arm();
     ++udm_sched_counters.quanta;
-    unsigned next = next_runnable(cur);
+    unsigned next = cur;
+    for (unsigned k = 0; k < steps && next < nctx; ++k) next = next_runnable(next);
     if (next < nctx) switch_to(next, f);
     return 1;
   }

@@ -78,6 +78,7 @@ int udm_buffer_trap(struct udm_trap_frame *frame);
 #define FUGU_LINE_CHIP 3u /* the chip's interrupt (ISR & EIMR): the kernel's timer */
 struct udm_sched_counters {
   unsigned quanta, switches, all_done;
+  unsigned missed; /* quanta skipped: the timer was taken more than a timeslice late */
 };
 extern struct udm_sched_counters udm_sched_counters;
 void udm_sched_init(unsigned slice_ticks, unsigned skew_ticks);

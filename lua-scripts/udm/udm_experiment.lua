@@ -5,7 +5,7 @@
 local M = {}
 
 local CTL = 0x80000 -- experiment.h: EXPERIMENT_CTL
-local SLICE, SKEW, TIMEOUT, NULL, BUDGET, PARAM = 0, 1, 2, 3, 4, 8
+local SLICE, SKEW, TIMEOUT, NULL, BUDGET, INSERT_DELAY, PARAM = 0, 1, 2, 3, 4, 5, 8
 local R = 32 -- results start
 local R_DONE, R_START, R_END, R_CAUSE, R_EPC, R_APP = 0, 1, 2, 3, 4, 8
 local RTC_TICK_CYCLES = 50 -- 500 ns RTC ticks at the lanaikit node's 100 MHz
@@ -15,7 +15,8 @@ local A_INSERTED, A_PAGE_ALLOCS, A_EMULATED, A_TO_BUFFERED, A_MAX_PAGES = 13, 14
 M.TIMESLICE_CYCLES = 500000 -- the platform's (udm.lua) scheduler timeslice
 
 local kernel = { "firmware/udm/traps.s", "firmware/udm/fast.s", "firmware/udm/buffer.c",
-                 "firmware/udm/buffered.s", "firmware/udm/sched.c", "firmware/udm/apps/experiment.c" }
+                 "firmware/udm/buffered.s", "firmware/udm/sched.c", "firmware/udm/apps/experiment.c",
+                 "firmware/udm/apps/delay.s" }
 local images = {}
 local function image(app)
   if not images[app] then
@@ -29,7 +30,8 @@ end
 -- Runs `app` (firmware/udm/apps/<app>.c) on `nodes` FUGU nodes. opts: params (the
 -- application's words), null (multiprogram against a null application), skew (fraction of
 -- the timeslice: node i's schedule is late by skew * i / (nodes - 1) of it), timeslice
--- (cycles), timeout (atomicity, user cycles), budget (pages), limit_ms (simulated);
+-- (cycles), timeout (atomicity, user cycles), budget (pages), insert_delay (cycles added
+-- to every buffer insert: Figure 10), limit_ms (simulated);
 -- step_ns and on_step(c): a callback between steps of the run (progress sampling).
 -- Returns runtime (cycles from the first node's start to the last node's end), buffered
 -- and handled messages of the application, the most pages a node held, the nodes'
@@ -49,6 +51,7 @@ function M.run(app, nodes, opts)
     n:sram_write32(CTL + 4 * TIMEOUT, opts.timeout or 20000)
     n:sram_write32(CTL + 4 * NULL, opts.null and 1 or 0)
     n:sram_write32(CTL + 4 * BUDGET, opts.budget or 16)
+    n:sram_write32(CTL + 4 * INSERT_DELAY, opts.insert_delay or 0)
     for k, v in ipairs(opts.params or {}) do n:sram_write32(CTL + 4 * (PARAM + k - 1), v) end
   end
   c:start()

@@ -22,7 +22,13 @@ static void null_app(void) {
 /* The application's share of the CPU: RTC ticks it held the CPU (up to its last quantum),
  * quanta it was given, timer interrupts taken. */
 static unsigned app_since;
+extern unsigned udm_delayed_table[], udm_insert_delay_iterations;
+void udm_delay_stall(unsigned iterations);
 void udm_trap(struct udm_trap_frame *f) {
+  /* Figure 10's added latency, for an insert that did not come through delay.s's vector */
+  if (udm_insert_delay_iterations && CPU_CAUSE == LINE_MISMATCH_AVAILABLE &&
+      CPU_TBR != (unsigned)udm_delayed_table)
+    udm_delay_stall(udm_insert_delay_iterations);
   if (udm_buffer_trap(f)) return;
   if (CPU_CAUSE == FUGU_LINE_CHIP) {
     if (udm_current == experiment_app_struct) EXP_RESULT(EXP_R_APP_TICKS) += RTC - app_since;
@@ -48,6 +54,10 @@ int main(void) {
   CPU_TBR = (unsigned)udm_fast_table;
   udm_fast_tbr = (unsigned)udm_fast_table;
   udm_kernel_init(pool, EXPERIMENT_POOL_PAGES);
+  if (EXP_CTL(EXP_INSERT_DELAY)) {
+    udm_insert_delay_iterations = EXP_CTL(EXP_INSERT_DELAY) / 2;
+    udm_buffered_tbr = (unsigned)udm_delayed_table;
+  }
   experiment_app_struct = udm_app_add(1, udm_c_upcall, EXP_CTL(EXP_BUDGET));
   udm_sched_init(EXP_CTL(EXP_SLICE), EXP_CTL(EXP_SKEW));
   udm_sched_add(experiment_app_struct, experiment_app, (unsigned)&app_stack[1024]);
