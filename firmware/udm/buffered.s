@@ -17,16 +17,15 @@
 ! register as interrupted, and buffer.c does it. The field offsets of struct udm_app are
 ! checked against udm.h in buffer.c.
 
-	.text
-	.globl	udm_buffered_table
-	.p2align	10
-udm_buffered_table:
+! The table, once for buffered mode and once with the insert delayed (Figure 10's
+! instrument, below): the same vectors but the insert's.
+	.macro	udm_buffered_vectors insert
 	st	%r9, [udm_trap_frame+36]   ! 0: the generic entry (traps.s)
 	bt	udm_trap_common
 	mov	hi(udm_trap_frame), %r9
 	nop
 	st	%r9, [udm_bsave+0]         ! 1: mismatch-available
-	bt	udm_buf_insert
+	bt	\insert
 	st	%r10, [udm_bsave+4]        ! delay slot
 	nop
 	.rept	39
@@ -55,8 +54,44 @@ udm_buffered_table:
 	mov	hi(udm_trap_frame), %r9
 	nop
 	.endr
+	.endm
 
-	.globl	udm_buf_insert, udm_buf_dispose, udm_buf_return, udm_bsave ! apps/delay.s
+	.text
+	.globl	udm_buffered_table
+	.p2align	10
+udm_buffered_table:
+	udm_buffered_vectors udm_buf_insert
+
+! udm_delayed_table: the buffer-insert handler made slower by a fixed number of cycles
+! ("we artificially added latency to the buffer handler", the paper's Figure 10): vector 1
+! first stalls udm_insert_delay_iterations x 2 cycles. An insert that falls to the generic
+! entry has paid its delay here; the experiments' kernel (apps/experiment.c) pays it for
+! inserts that reach C through another table (the fast case's, while another application
+! runs). Nothing uses it unless the kernel installs it as udm_buffered_tbr.
+	.globl	udm_delayed_table
+	.p2align	10
+udm_delayed_table:
+	udm_buffered_vectors udm_delayed_insert
+
+udm_delayed_insert:                ! r9, r10 saved, as the insert expects
+	ld	[udm_insert_delay_iterations], %r9
+	sub.f	%r9, 0x0, %r0
+1:
+	bne	1b
+	sub.f	%r9, 0x1, %r9              ! (delay) two cycles an iteration
+	bt	udm_buf_insert
+	nop
+
+	.globl	udm_delay_stall
+udm_delay_stall:                   ! udm_delay_stall(n): the same stall, from C
+	sub.f	%r6, 0x0, %r0
+2:
+	bne	2b
+	sub.f	%r6, 0x1, %r6
+	ld	0[%sp], %pc                ! return (a leaf: pop the return address)
+	add	%sp, 0x4, %sp
+	nop
+
 udm_buf_insert:                    ! r9, r10 saved
 	st	%r11, [udm_bsave+8]
 	st	%r12, [udm_bsave+12]
@@ -180,6 +215,12 @@ udm_buf_return:                    ! r9, r10 saved
 	ld	[udm_bsave+4], %r10
 	bt	udm_trap_generic
 	ld	[udm_bsave+0], %r9         ! (delay)
+
+	.data
+	.globl	udm_insert_delay_iterations
+	.p2align	2
+udm_insert_delay_iterations:
+	.long	0
 
 	.bss
 	.p2align	2

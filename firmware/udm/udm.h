@@ -95,7 +95,10 @@ extern unsigned udm_fast_table[];
 /* fast.s: upcall entries: C handlers (the one named in word 1), the null handler */
 void udm_c_upcall(void);
 void udm_null_handler(void);
-/* buffered.s: the trap table of buffered mode */
-extern unsigned udm_buffered_table[];
+/* buffered.s: the trap table of buffered mode; the same with every insert first stalling
+ * udm_insert_delay_iterations x 2 cycles (Figure 10's added latency), and that stall */
+extern unsigned udm_buffered_table[], udm_delayed_table[];
+extern unsigned udm_insert_delay_iterations;
+void udm_delay_stall(unsigned iterations);
 
 #endif

@@ -5,7 +5,7 @@
 --   Figure 9:  the percentage of messages buffered against the mean interval between sends
 --              (instructions), a request's handling fixed at 290 cycles;
 --   Figure 10: the same against the buffered path's cost, with the interval held at 275 and
---              cycles added to the buffer-insert handler (firmware/udm/apps/delay.s).
+--              cycles added to the buffer-insert handler (udm_delayed_table in firmware/udm/buffered.s).
 --
 --   lanaikit run lua-scripts/udm/fig9.lua [--quick] [--requests N] [--figure 9|10]
 --

@@ -15,8 +15,7 @@ local A_INSERTED, A_PAGE_ALLOCS, A_EMULATED, A_TO_BUFFERED, A_MAX_PAGES = 13, 14
 M.TIMESLICE_CYCLES = 500000 -- the platform's (udm.lua) scheduler timeslice
 
 local kernel = { "firmware/udm/traps.s", "firmware/udm/fast.s", "firmware/udm/buffer.c",
-                 "firmware/udm/buffered.s", "firmware/udm/sched.c", "firmware/udm/apps/experiment.c",
-                 "firmware/udm/apps/delay.s" }
+                 "firmware/udm/buffered.s", "firmware/udm/sched.c", "firmware/udm/apps/experiment.c" }
 local images = {}
 local function image(app)
   if not images[app] then

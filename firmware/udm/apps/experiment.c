@@ -22,10 +22,8 @@ static void null_app(void) {
 /* The application's share of the CPU: RTC ticks it held the CPU (up to its last quantum),
  * quanta it was given, timer interrupts taken. */
 static unsigned app_since;
-extern unsigned udm_delayed_table[], udm_insert_delay_iterations;
-void udm_delay_stall(unsigned iterations);
 void udm_trap(struct udm_trap_frame *f) {
-  /* Figure 10's added latency, for an insert that did not come through delay.s's vector */
+  /* Figure 10's added latency, for an insert that did not come through udm_delayed_table */
   if (udm_insert_delay_iterations && CPU_CAUSE == LINE_MISMATCH_AVAILABLE &&
       CPU_TBR != (unsigned)udm_delayed_table)
     udm_delay_stall(udm_insert_delay_iterations);

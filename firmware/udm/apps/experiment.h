@@ -14,7 +14,7 @@ enum {
   EXP_TIMEOUT = 2, /* the atomicity timeout, user cycles */
   EXP_NULL = 3,    /* 1: gang scheduled against a null application; 0: alone */
   EXP_BUDGET = 4,  /* the application's page budget */
-  EXP_INSERT_DELAY = 5, /* cycles added to every buffer insert (Figure 10; delay.s), even */
+  EXP_INSERT_DELAY = 5, /* cycles added to every buffer insert (Figure 10; buffered.s's udm_delayed_table), even */
   EXP_PARAM = 8,   /* the application's own parameters from here */
 };
 enum {
