@@ -198,13 +198,12 @@ static void to_fast(struct udm_app *a) {
   NI_MSGBASE = 0;
 }
 
-void udm_divert(void) {
-  struct udm_app *a = udm_current;
-  if (a->buffered) return;
+/* Buffered mode for the running application; `handler`: one of its handlers is running
+ * (its end, ENDATOM's atomicity-extend trap, returns to the interrupted stream). */
+static void divert(struct udm_app *a, unsigned handler) {
   a->buffered = 1;
   ++a->to_buffered;
-  /* In the fast case only the upcall vector sets atomicity-extend: a handler is running. */
-  a->upcall_active = (NI_UAC & UAC_ATOMICITY_EXTEND) != 0;
+  a->upcall_active = handler;
   /* Buffered mode's table: its common cases in assembly, the rest here (vector 44 too:
    * every return from a handler comes back to the kernel). */
   CPU_TBR = udm_buffered_tbr;
@@ -215,14 +214,25 @@ void udm_divert(void) {
   deliver(a); /* what was copied: now, or at the end of the atomic section */
 }
 
+void udm_divert(void) {
+  struct udm_app *a = udm_current;
+  /* In the fast case only the upcall vector sets atomicity-extend: a handler is running. */
+  if (!a->buffered) divert(a, (NI_UAC & UAC_ATOMICITY_EXTEND) != 0);
+}
+
 void udm_app_run(struct udm_app *a) {
+  /* Was one of its handlers running when it was switched out (UAC is the application's
+   * again)? In the fast case atomicity-extend says so; in buffered mode it may instead be a
+   * delivery deferred to the end of an atomic section, and only upcall_active tells them
+   * apart (taking the section's end for a handler's would resume a stale stream). */
+  const unsigned handler = a->buffered ? a->upcall_active : (NI_UAC & UAC_ATOMICITY_EXTEND) != 0;
   udm_current = a;
   NI_GID = a->gid;
   udm_upcall_entry = a->entry;
   a->buffered = 0;
   a->upcall_active = 0;
   if (a->head) {
-    udm_divert();
+    divert(a, handler);
   } else {
     NI_DIVERT = 0;
     CPU_TBR = udm_fast_tbr;

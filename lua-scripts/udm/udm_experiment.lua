@@ -66,6 +66,7 @@ function M.run(app, nodes, opts)
   local out = { nodes = {}, buffered = 0, handled = 0, max_pages = 0, timeouts = 0 }
   local first, last
   local app_struct = fw:symbol("experiment_app_struct")
+  local sched = fw:symbol("udm_sched_counters") -- struct udm_sched_counters (udm.h): missed at 12
   for i = 0, nodes - 1 do
     local n = c:node(i)
     local function res(k) return n:sram_read32(CTL + 4 * (R + k)) end
@@ -75,7 +76,7 @@ function M.run(app, nodes, opts)
     local function field(k) return n:sram_read32(a + 4 * k) end
     local node = { app_ticks = res(5), app_quanta = res(6), timer_irqs = res(7), start = res(R_START), done = res(R_END), app = { res(R_APP), res(R_APP + 1), res(R_APP + 2), res(R_APP + 3) },
                    inserted = field(A_INSERTED), max_pages = field(A_MAX_PAGES), to_buffered = field(A_TO_BUFFERED),
-                   fugu = n:fugu() }
+                   fugu = n:fugu(), sched_missed = n:sram_read32(sched + 12) }
     out.nodes[#out.nodes + 1] = node
     out.buffered = out.buffered + node.inserted
     out.max_pages = math.max(out.max_pages, node.max_pages)
