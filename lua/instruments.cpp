@@ -239,6 +239,38 @@ int p_invocations(lua_State* L) {
   return 1;
 }
 
+// prof:range(node, from, to) -> { insns =, cycles = }: what the code at addresses
+// [from, to) executed on that node while profiled. from and to are addresses or symbols of
+// the profiled firmware: the cost of code that is not a called function (a trap vector, an
+// assembly path between two labels), where handlers cannot be used.
+int p_range(lua_State* L) {
+  Args a(L, "Profile:range", 1);
+  ProfileUD& ud = profile_self(a);
+  const vm::Profiler& p = profiler_arg(a, ud, 1);
+  auto address = [&](int arg) -> uint32_t {
+    if (lua_type(L, a.index(arg)) == LUA_TSTRING) {
+      const std::string name = a.string(arg);
+      const auto at = ud.image->symbol(name);
+      if (!at) a.fail(arg, "no symbol '" + name + "' in the firmware");
+      return *at;
+    }
+    return a.u32(arg);
+  };
+  const uint32_t from = address(2), to = address(3);
+  if (to < from) a.fail(3, "the range ends before it starts");
+  const auto& insns = p.instructions_by_word();
+  const auto& cycles = p.cycles_by_word();
+  uint64_t n = 0, c = 0;
+  for (size_t w = from / 4; w < (to + 3) / 4 && w < insns.size(); ++w) {
+    n += insns[w];
+    c += cycles[w];
+  }
+  lua_createtable(L, 0, 2);
+  set_int(L, "insns", int64_t(n));
+  set_int(L, "cycles", int64_t(c));
+  return 1;
+}
+
 int p_detach(lua_State* L) {
   Args a(L, "Profile:detach", 1);
   profile_self(a).detach();
@@ -700,6 +732,7 @@ void open_instruments(lua_State* L) {
                                      {"report", wrap<p_report>},
                                      {"write_callgrind", wrap<p_write_callgrind>},
                                      {"invocations", wrap<p_invocations>},
+                                     {"range", wrap<p_range>},
                                      {"detach", wrap<p_detach>},
                                      {nullptr, nullptr}};
   new_type(L, kProfile, profile, gc_udata<ProfileUD>, nullptr);

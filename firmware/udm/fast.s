@@ -186,6 +186,8 @@ udm_c_upcall:                      ! user level: call the C handler named in wor
 	ld	108[%sp], %r31
 	add	%sp, 120, %sp
 	st	%r1, -3752[%r0]      ! traps (atomicity-extend): back to the interrupted code
+	.globl	udm_fast_end
+udm_fast_end:                      ! (the end of the fast paths' code: profiles measure up to it)
 
 	.bss
 	.globl	udm_upcall_entry

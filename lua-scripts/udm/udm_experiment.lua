@@ -8,7 +8,8 @@ local CTL = 0x80000 -- experiment.h: EXPERIMENT_CTL
 local SLICE, SKEW, TIMEOUT, NULL, BUDGET, INSERT_DELAY, PARAM = 0, 1, 2, 3, 4, 5, 8
 local R = 32 -- results start
 local R_DONE, R_START, R_END, R_CAUSE, R_EPC, R_APP = 0, 1, 2, 3, 4, 8
-local RTC_TICK_CYCLES = 50 -- 500 ns RTC ticks at the lanaikit node's 100 MHz
+local RTC_TICK_NS = 500
+M.CLOCK_HZ = 100000000 -- the FUGU node's clock here (the paper gives none: it counts cycles)
 -- struct udm_app (firmware/udm/udm.h): words
 local A_INSERTED, A_PAGE_ALLOCS, A_EMULATED, A_TO_BUFFERED, A_MAX_PAGES = 13, 14, 15, 17, 19
 
@@ -30,17 +31,23 @@ end
 -- application's words), null (multiprogram against a null application), skew (fraction of
 -- the timeslice: node i's schedule is late by skew * i / (nodes - 1) of it), timeslice
 -- (cycles), timeout (atomicity, user cycles), budget (pages), insert_delay (cycles added
--- to every buffer insert: Figure 10), limit_ms (simulated);
+-- to every buffer insert: Figure 10), limit_ms (simulated); platform (a platform table or name:
+-- its link and its NIC's clock instead of vmmc.lua's link and M.CLOCK_HZ); on_start(c, fw)
+-- (called once the nodes are loaded, before they start: instruments);
 -- step_ns and on_step(c): a callback between steps of the run (progress sampling).
--- Returns runtime (cycles from the first node's start to the last node's end), buffered
+-- Returns runtime (cycles from the first node's start to the last node's end; runtime_us),
+-- buffered
 -- and handled messages of the application, the most pages a node held, the nodes'
--- results (app words), counters.
+-- results (app words), counters, and the cluster and firmware (out.cluster, out.firmware).
 function M.run(app, nodes, opts)
   local fw = image(app)
-  local c = lk.cluster { platform = "vmmc", nic = { clock_hz = 100000000, sram_bytes = 1 << 20 },
+  local platform = type(opts.platform) == "string" and lk.platform(opts.platform) or opts.platform
+  local clock_hz = platform and platform.nic.clock_hz or M.CLOCK_HZ
+  local c = lk.cluster { platform = platform or "vmmc", nic = { clock_hz = clock_hz, sram_bytes = 1 << 20 },
                          nodes = nodes, fugu = true }
+  local tick_cycles = clock_hz * RTC_TICK_NS / 1e9
   local slice_cycles = opts.timeslice or M.TIMESLICE_CYCLES
-  local slice = slice_cycles // RTC_TICK_CYCLES
+  local slice = math.floor(slice_cycles / tick_cycles)
   for i = 0, nodes - 1 do
     local n = c:node(i)
     n:load(fw)
@@ -53,6 +60,7 @@ function M.run(app, nodes, opts)
     n:sram_write32(CTL + 4 * INSERT_DELAY, opts.insert_delay or 0)
     for k, v in ipairs(opts.params or {}) do n:sram_write32(CTL + 4 * (PARAM + k - 1), v) end
   end
+  if opts.on_start then opts.on_start(c, fw) end
   c:start()
   local limit_ns = (opts.limit_ms or 2000) * 1e6
   local step_ns = opts.step_ns or 1e6
@@ -84,7 +92,9 @@ function M.run(app, nodes, opts)
     first = first and math.min(first, node.start) or node.start
     last = last and math.max(last, node.done) or node.done
   end
-  out.runtime_cycles = (last - first) * RTC_TICK_CYCLES
+  out.runtime_cycles = (last - first) * tick_cycles
+  out.runtime_us = (last - first) * RTC_TICK_NS / 1000
+  out.cluster, out.firmware = c, fw
   return out
 end
 
