@@ -82,7 +82,7 @@ function M.run(app, nodes, opts)
     assert(res(R_DONE) == 1, ("node %d did not finish in %d ms of simulated time"):format(i, opts.limit_ms or 2000))
     local a = n:sram_read32(app_struct)
     local function field(k) return n:sram_read32(a + 4 * k) end
-    local node = { app_ticks = res(5), app_quanta = res(6), timer_irqs = res(7), start = res(R_START), done = res(R_END), app = { res(R_APP), res(R_APP + 1), res(R_APP + 2), res(R_APP + 3) },
+    local node = { app_ticks = res(5), app_quanta = res(6), timer_irqs = res(7), start = res(R_START), done = res(R_END), app = { res(R_APP), res(R_APP + 1), res(R_APP + 2), res(R_APP + 3), res(R_APP + 4), res(R_APP + 5), res(R_APP + 6), res(R_APP + 7) },
                    inserted = field(A_INSERTED), max_pages = field(A_MAX_PAGES), to_buffered = field(A_TO_BUFFERED),
                    fugu = n:fugu(), sched_missed = n:sram_read32(sched + 12) }
     out.nodes[#out.nodes + 1] = node

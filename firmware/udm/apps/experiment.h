@@ -7,6 +7,10 @@
 #define EXPERIMENT_POOL_PAGES 32
 #define EXP_CTL(i) (*(volatile unsigned *)(EXPERIMENT_CTL + 4 * (i)))
 #define EXP_RESULT(i) EXP_CTL(32 + (i))
+/* SRAM an application may use for its own data, above the control block and below the
+ * start-up stack at the top of SRAM (crt0) */
+#define EXPERIMENT_FREE_LO 0x81000u
+#define EXPERIMENT_FREE_HI 0xF8000u
 
 enum {
   EXP_SLICE = 0,   /* the timeslice, RTC ticks */
