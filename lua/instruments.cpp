@@ -92,13 +92,16 @@ std::vector<uint32_t> nodes_of(const TableArg& t, const ClusterBox& box) {
 }
 
 // c:profile{ firmware = fw, handlers = {"raw_send", ...}, nodes = {0, 1},
-//            max_invocations = N } -> Profile
+//            traps = {"udm_fast_table", ...}, max_invocations = N } -> Profile
+// traps: trap tables (symbols); each of a table's vectors is a handler named
+// "<table>[<cause>]" whose invocations are the kernel's episodes from the vector to the
+// return to user mode (vm::Profiler::add_trap_vector).
 int c_profile(lua_State* L) {
   Args a(L, "Cluster:profile", 1);
   auto& cud = a.self<ClusterUD>(kCluster);
   ClusterBox& box = live_box(a, cud.box);
   TableArg t = a.table(1);
-  t.only({"firmware", "handlers", "nodes", "max_invocations"});
+  t.only({"firmware", "handlers", "nodes", "traps", "max_invocations"});
   auto image = firmware_of(a, t);
   std::vector<std::string> handlers;
   if (const auto h = t.opt_strings("handlers")) handlers = *h;
@@ -109,6 +112,16 @@ int c_profile(lua_State* L) {
     if (!at) t.fail("handlers", "no symbol '" + h + "' in the firmware");
     entries.emplace_back(h, *at);
   }
+  std::vector<std::pair<std::string, uint32_t>> vectors;
+  if (const auto tables = t.opt_strings("traps"))
+    for (const auto& table : *tables) {
+      const auto at = image->symbol(table);
+      if (!at) t.fail("traps", "no symbol '" + table + "' in the firmware");
+      if (*at % (vm::cpuctl::kCauses * vm::cpuctl::kVectorBytes))
+        t.fail("traps", "'" + table + "' is not a trap table (not 1 KB aligned)");
+      for (uint32_t cause = 0; cause < vm::cpuctl::kCauses; ++cause)
+        vectors.emplace_back(table + "[" + std::to_string(cause) + "]", *at + cause * vm::cpuctl::kVectorBytes);
+    }
   const auto nodes = nodes_of(t, box);
   const auto max_inv = t.opt_positive("max_invocations");
   auto& ud = push_udata<ProfileUD>(L, kProfile, cud.box, image);
@@ -119,6 +132,11 @@ int c_profile(lua_State* L) {
     prof->set_dma_busy([&chip] { return chip.dma_busy(); });
     if (max_inv) prof->set_max_invocations(*max_inv);
     for (const auto& [name, at] : entries) prof->add_handler(name, at);
+    try {
+      for (const auto& [name, at] : vectors) prof->add_trap_vector(name, at);
+    } catch (const std::invalid_argument& e) { // a vector that is also a handler's entry
+      t.fail("traps", e.what());
+    }
     attach(a, chip, prof.get());
     ud.per_node[n] = std::move(prof);
   }

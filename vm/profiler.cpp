@@ -29,6 +29,20 @@ uint32_t Profiler::add_handler(std::string name, uint32_t entry) {
   return uint32_t(handlers_.size() - 1);
 }
 
+uint32_t Profiler::add_trap_vector(std::string name, uint32_t entry) {
+  const uint32_t h = add_handler(std::move(name), entry);
+  handlers_[h].trap = true;
+  return h;
+}
+
+void Profiler::finish_innermost() {
+  Active a = std::move(active_.back());
+  active_.pop_back();
+  a.inv.end = now();
+  if (invocations_.size() < max_invocations_) invocations_.push_back(a.inv);
+  else ++dropped_;
+}
+
 void Profiler::reset_counts() {
   std::fill(insns_.begin(), insns_.end(), 0);
   std::fill(cycles_.begin(), cycles_.end(), 0);
@@ -40,18 +54,17 @@ void Profiler::reset_counts() {
 bool Profiler::before(uint32_t pc) {
   // Returns first: the innermost invocation ends when its return point is next (at the
   // same stack depth, so a recursive call returning to the same address does not count).
-  while (!active_.empty() && pc == active_.back().return_pc &&
-         cpu_.reg(kSp) >= active_.back().sp) {
-    Active a = std::move(active_.back());
-    active_.pop_back();
-    a.inv.end = now();
-    if (invocations_.size() < max_invocations_) invocations_.push_back(a.inv);
-    else ++dropped_;
-  }
+  // A trap episode ends when user code runs again.
+  const bool user = cpu_.user_mode();
+  while (!active_.empty() &&
+         (active_.back().trap ? user : pc == active_.back().return_pc && cpu_.reg(kSp) >= active_.back().sp))
+    finish_innermost();
   if (pc / 4 < handler_at_.size()) {
-    if (const uint32_t h = handler_at_[pc / 4]) {
+    const uint32_t h = handler_at_[pc / 4];
+    if (h && !(handlers_[h - 1].trap && user)) { // a vector is entered in kernel mode
       Active a;
       a.handler = h - 1;
+      a.trap = handlers_[h - 1].trap;
       a.return_pc = cpu_.reg(kRca);
       a.sp = cpu_.reg(kSp);
       a.inv.handler = h - 1;

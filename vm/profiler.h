@@ -36,6 +36,7 @@ struct Invocation {
 struct HandlerSpec {
   std::string name;
   uint32_t entry = 0;
+  bool trap = false; // a trap vector (add_trap_vector), not a called function
 };
 
 // count, min, median, p99, max of one quantity over a handler's invocations.
@@ -59,6 +60,11 @@ public:
 
   // Adds a handler; returns its index. Entries must be distinct and word-aligned.
   uint32_t add_handler(std::string name, uint32_t entry);
+  // Adds a trap vector (docs/vm.md, "Interrupts and traps"): an invocation starts when the
+  // CPU, in kernel mode, is about to execute `entry`, and ends at the first instruction it
+  // executes in user mode again (the trap's return, or an upcall), so that it prices the
+  // kernel's whole episode however the code leaves the vector. Same rules for entries.
+  uint32_t add_trap_vector(std::string name, uint32_t entry);
   const std::vector<HandlerSpec>& handlers() const { return handlers_; }
   // Whether a DMA engine is busy now (for dma_wait_cycles); may be null.
   void set_dma_busy(std::function<bool()> fn) { dma_busy_ = std::move(fn); }
@@ -86,6 +92,7 @@ public:
     uint32_t handler;
     uint32_t return_pc;
     uint32_t sp;
+    bool trap = false; // ends on the return to user mode, not at return_pc
     Invocation inv;
   };
   const std::vector<Active>& active() const { return active_; }
@@ -94,6 +101,7 @@ public:
 
 private:
   sim::Time now() const { return clock_ ? clock_() : 0; }
+  void finish_innermost();
 
   Cpu& cpu_;
   std::function<sim::Time()> clock_;

@@ -28,7 +28,7 @@ enum AppField : uint32_t { A_BUFFERED = 3, A_SUSPENDED = 5, A_PAGES = 11, A_MESS
 
 const assembler::FirmwareImage& image() {
   static const assembler::FirmwareImage img =
-      test::udm::build({"tests/udm/fw/udm_buffered.c", "tests/udm/fw/udm_bench.s"});
+      test::udm::build({"firmware/udm/bench/table5.c", "firmware/udm/bench/paths.s"});
   return img;
 }
 

@@ -21,7 +21,7 @@ constexpr uint32_t kMessages = 20;
 
 const assembler::FirmwareImage& image() {
   static const assembler::FirmwareImage img =
-      test::udm::build({"tests/udm/fw/udm_bench.c", "tests/udm/fw/udm_bench.s"});
+      test::udm::build({"firmware/udm/bench/table4.c", "firmware/udm/bench/paths.s"});
   return img;
 }
 

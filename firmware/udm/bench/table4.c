@@ -1,8 +1,8 @@
-/* The UDM fast-path benchmark's firmware (tests/udm/fast_path_test.cpp): one node sends
+/* UDM's Table 4 benchmark (tests/udm/fast_path_test.cpp, lua-scripts/udm/tables.lua): one node sends
  * null messages, spaced so that each is received alone; the other receives them at kernel
  * level, at user level by interrupt (an assembly null handler, or a C handler through the
  * runtime's upcall entry), or by polling. */
-#include "../../../firmware/udm/fugu.h"
+#include "../fugu.h"
 
 #define CTL 0x30000u
 #define W(a) (*(volatile unsigned int *)(a))

@@ -1,4 +1,4 @@
-! Assembly pieces of the UDM fast-path benchmark (tests/udm/fast_path_test.cpp): code
+! Assembly pieces of UDM's Tables 4 and 5 benchmarks (table4.c, table5.c): code
 ! whose every instruction the measurement names, so the counts are those of the paths
 ! themselves, not of what clang makes of a loop.
 

@@ -1,9 +1,10 @@
-/* Firmware of the UDM buffered-path tests (tests/udm/buffered_path_test.cpp). Node 0 sends
+/* UDM's buffered path under test and Table 5 (tests/udm/buffered_path_test.cpp,
+ * lua-scripts/udm/tables.lua). Node 0 sends
  * MESSAGES messages of WORDS words (word 2 the sequence number, the rest a pattern of it),
  * GAP spin iterations apart; node 1 receives them with the kernel of firmware/udm/buffer.c
  * under one of the scenarios below and checks every word, the order and that each arrives
  * once. */
-#include "../../../firmware/udm/udm.h"
+#include "../udm.h"
 
 #define CTL 0x30000u
 #define W(a) (*(volatile unsigned int *)(a))
