@@ -190,6 +190,11 @@ static void deliver(struct udm_app *a) {
 }
 
 static void to_fast(struct udm_app *a) {
+  /* With no buffered handler running, atomicity-extend can only be a delivery deferred to
+   * the end of an atomic section (deliver), and there is nothing left to deliver: it goes,
+   * or the section's ENDATOM would trap into the fast case's vector 44, which takes it for a
+   * handler's end and resumes a stale stream (user code polling its own buffer empty). */
+  if (!a->upcall_active) NI_UAC = NI_UAC & ~UAC_ATOMICITY_EXTEND;
   a->buffered = 0;
   a->upcall_active = 0; /* a handler still running returns through the fast vector */
   ++a->to_fast;
