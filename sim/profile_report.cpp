@@ -84,7 +84,10 @@ std::string format_profile(const assembler::FirmwareImage& image, const vm::Prof
   if (!sums.empty()) {
     o << "\n| handler | calls | insns median | p99 | min | max | cycles median | stall median | DMA-wait median | us median |\n";
     o << "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
-    for (const auto& s : sums) {
+    for (size_t h = 0; h < sums.size(); ++h) {
+      const auto& s = sums[h];
+      // A trap table's vectors are all registered; only those taken are worth a row.
+      if (profiler.handlers()[h].trap && s.instructions.count == 0) continue;
       std::snprintf(buf, sizeof buf, "| %s | %llu | %llu | %llu | %llu | %llu | %llu | %llu | %llu | %.3f |\n",
                     s.name.c_str(), static_cast<unsigned long long>(s.instructions.count),
                     static_cast<unsigned long long>(s.instructions.median),
