@@ -57,7 +57,63 @@ struct udm_app *udm_app_add(unsigned gid, void (*entry)(void), unsigned page_bud
   a->gid = gid;
   a->entry = (unsigned)entry;
   a->page_budget = page_budget;
+  a->hold_next = NI_NODES; /* no broadcast under way */
   return a;
+}
+
+/* ---- overflow control's global suspension (udm.h) ---------------------------------------- */
+
+static unsigned overflow_pending; /* an application's holds or releases are not all sent */
+
+/* Sends a kernel message from the kernel, the user's described words (DESCLEN) put back
+ * after it, as a context switch does. 0 if the output queue has no room for it and them:
+ * the kernel never blocks on the network it may be waiting to drain. */
+static int kernel_send(unsigned dest, unsigned op, unsigned gid) {
+  const unsigned n = NI_DESCLEN;
+  if (NI_SPACE < 3 + n) return 0;
+  unsigned saved[16];
+  for (unsigned i = 0; i < n; ++i) saved[i] = NI_SEND(i);
+  NI_SEND(0) = dest | NI_KERNEL_MESSAGE;
+  NI_SEND(1) = op;
+  NI_SEND(2) = gid;
+  NI_LAUNCH = 3;
+  for (unsigned i = 0; i < n; ++i) NI_SEND(i) = saved[i];
+  NI_DESCLEN = n;
+  ++udm_kernel_counters.kernel_sent;
+  return 1;
+}
+
+void udm_overflow_progress(void) {
+  if (!overflow_pending) return;
+  const unsigned nodes = NI_NODES, self = NI_NODE;
+  unsigned pending = 0;
+  for (unsigned i = 0; i < napps; ++i) {
+    struct udm_app *a = &apps[i];
+    if (a->hold_next >= nodes) {
+      if (a->hold_told == a->hold_wanted) continue; /* nothing to tell */
+      a->hold_next = 0; /* a broadcast of the change */
+      if (a->hold_wanted) ++a->holds;
+    }
+    const unsigned op = a->hold_told ? UDM_KMSG_RELEASE : UDM_KMSG_HOLD;
+    while (a->hold_next < nodes) {
+      if (a->hold_next != self && !kernel_send(a->hold_next, op, a->gid)) break;
+      ++a->hold_next;
+    }
+    if (a->hold_next < nodes) {
+      pending = 1; /* the rest when the output queue has room */
+      continue;
+    }
+    a->hold_told = op == UDM_KMSG_HOLD;
+    pending |= a->hold_told != a->hold_wanted;
+  }
+  overflow_pending = pending;
+}
+
+static void want_hold(struct udm_app *a, unsigned hold) {
+  if (a->hold_wanted == hold) return;
+  a->hold_wanted = hold;
+  overflow_pending = 1;
+  udm_overflow_progress();
 }
 
 static struct udm_app *app_of(unsigned gid) {
@@ -87,9 +143,11 @@ static void page_free(unsigned *p) {
  * then stays in the interface and the network backs up behind it. */
 static int insert_head(void) {
   unsigned head = NI_HEAD;
-  if (head & 2) {
+  if (head & 2) { /* another node's hold or release (the kernel reads the window) */
+    const unsigned op = NI_RECV(1), gid = NI_RECV(2);
     ++udm_kernel_counters.kernel_messages;
     NI_DISPOSE = 1;
+    if (op == UDM_KMSG_HOLD || op == UDM_KMSG_RELEASE) udm_sched_hold(gid, op == UDM_KMSG_HOLD ? 1 : -1);
     return 1;
   }
   struct udm_app *a = app_of((head >> 8) & 0xFF);
@@ -105,6 +163,7 @@ static int insert_head(void) {
     if (!page) {
       if (!a->suspended) ++a->overflow_stalls;
       a->suspended = 1;
+      want_hold(a, 1); /* the other nodes hold the application until this buffer drains */
       return 0;
     }
     if (rec) {
@@ -139,6 +198,7 @@ static void buffer_pop(struct udm_app *a) {
     page_free(a->head_page);
     a->head = a->tail = a->tail_end = a->head_page = a->tail_page = 0;
     a->pages = 0;
+    if (a->hold_wanted) want_hold(a, 0);
   } else {
     if (*next == UDM_NEXT_PAGE) {
       unsigned *done = a->head_page;
@@ -146,6 +206,8 @@ static void buffer_pop(struct udm_app *a) {
       page_free(done);
       --a->pages;
       next = a->head_page + 1;
+      /* down to half the budget: the other nodes may run it again */
+      if (a->hold_wanted && a->pages <= a->page_budget / 2) want_hold(a, 0);
     }
     a->head = next;
   }

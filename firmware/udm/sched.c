@@ -20,6 +20,7 @@ struct udm_context {
   unsigned up_save[7];
   unsigned send[16], desclen;
   unsigned done;
+  unsigned held; /* other nodes' holds of its application (overflow control), not released */
 };
 
 static struct udm_context ctx[UDM_MAX_APPS];
@@ -89,6 +90,34 @@ static unsigned next_runnable(unsigned from) {
   return nctx;
 }
 
+/* Whether another node holds this application (overflow control) and this node does not
+ * hold it itself: a node whose own buffer for it overflowed must keep running it (it
+ * drains that buffer). */
+static int held(const struct udm_context *c) {
+  return c->held && !c->app->hold_wanted && !c->app->hold_told;
+}
+
+/* The next application to give a quantum after `from`: not done, not held; if every one
+ * left is held, the next not done (a held application still runs when nothing else can). */
+static unsigned next_to_run(unsigned from) {
+  const unsigned any = next_runnable(from);
+  for (unsigned k = 1; k <= nctx && any < nctx; ++k) {
+    unsigned i = (from + k) % nctx;
+    if (ctx[i].done) continue;
+    if (!held(&ctx[i])) return i;
+    ++udm_sched_counters.held;
+  }
+  return any;
+}
+
+void udm_sched_hold(unsigned gid, int delta) {
+  for (unsigned i = 0; i < nctx; ++i)
+    if (ctx[i].app->gid == gid) {
+      if (delta > 0) ++ctx[i].held;
+      else if (ctx[i].held) --ctx[i].held;
+    }
+}
+
 static void switch_to(unsigned next, struct udm_trap_frame *f) {
   if (next != cur) {
     if (!ctx[cur].done) save(&ctx[cur], f);
@@ -115,8 +144,10 @@ int udm_sched_trap(struct udm_trap_frame *f) {
     }
     arm();
     ++udm_sched_counters.quanta;
+    udm_overflow_progress(); /* holds or releases that found no room in the output queue */
     unsigned next = cur;
-    for (unsigned k = 0; k < steps && next < nctx; ++k) next = next_runnable(next);
+    for (unsigned k = 0; k + 1 < steps && next < nctx; ++k) next = next_runnable(next);
+    if (next < nctx) next = next_to_run(next);
     if (next < nctx) switch_to(next, f);
     return 1;
   }

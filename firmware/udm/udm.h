@@ -41,14 +41,34 @@ struct udm_app {
   /* counters */
   unsigned inserted, page_allocs, emulated_disposes, upcalls, to_buffered, to_fast,
       max_pages, overflow_stalls;
+  /* global suspension (overflow control): what every other node has been told (1: hold
+   * this application), what this node wants them told, the next node of a broadcast under
+   * way (NODES: none), and the holds asked */
+  unsigned hold_told, hold_wanted, hold_next, holds;
 };
 
 struct udm_kernel_counters {
-  unsigned kernel_messages; /* kernel messages (disposed: no kernel service uses them yet) */
+  unsigned kernel_messages; /* kernel messages received (holds and releases) */
   unsigned unknown_gid;     /* messages for no application on this node (dropped) */
   unsigned timeouts;        /* atomicity timeouts (each a switch to buffered mode) */
   unsigned free_pages, min_free_pages;
+  unsigned kernel_sent; /* kernel messages sent (holds and releases) */
 };
+
+/* Overflow control's global suspension (the paper's "an application on the verge of
+ * exhausting physical memory is globally suspended"): a node whose application's buffer
+ * reaches its page budget tells every other node to hold that application (a kernel
+ * message: destination | NI_KERNEL_MESSAGE, UDM_KMSG_HOLD, the GID), and to release it
+ * once the buffer is down to half the budget. A held application is not scheduled from its
+ * next quantum on, except on a node that holds it itself (it must drain its buffer). */
+#define UDM_KMSG_HOLD 1u
+#define UDM_KMSG_RELEASE 2u
+/* sched.c: a hold (+1) or release (-1) of the application with this GID from another node */
+void udm_sched_hold(unsigned gid, int delta);
+/* Sends what is pending of the holds and releases (called on every kernel entry that may
+ * change them, and by the scheduler's timer: a broadcast waits for room in the output
+ * queue rather than block the kernel). */
+void udm_overflow_progress(void);
 
 extern struct udm_app *udm_current;
 extern struct udm_kernel_counters udm_kernel_counters;
@@ -79,6 +99,7 @@ int udm_buffer_trap(struct udm_trap_frame *frame);
 struct udm_sched_counters {
   unsigned quanta, switches, all_done;
   unsigned missed; /* quanta skipped: the timer was taken more than a timeslice late */
+  unsigned held;   /* quanta an application was passed over because another node held it */
 };
 extern struct udm_sched_counters udm_sched_counters;
 void udm_sched_init(unsigned slice_ticks, unsigned skew_ticks);
