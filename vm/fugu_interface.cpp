@@ -37,6 +37,7 @@ FuguInterface::~FuguInterface() {
 bool FuguInterface::needs_exact_time(uint32_t offset, bool is_write) const {
   if (!is_write) return offset == TIMER;
   switch (offset) {
+  case TIMER:
   case LAUNCH:
   case DISPOSE:
   case DISPOSE_TO:
@@ -107,7 +108,9 @@ MmioStatus FuguInterface::read(uint32_t offset, bool from_host, uint32_t& value)
   case TIMER: {
     const uint64_t now = port().cpu_user_cycles();
     value = timer_running_ ? uint32_t(timer_deadline_ > now ? timer_deadline_ - now : 0)
-                           : timed_out_ ? 0 : timeout_;
+            : timed_out_   ? 0
+            : timer_resume_ ? timer_resume_
+                            : timeout_;
     return MmioStatus::Ok;
   }
   case HEAD:
@@ -179,11 +182,18 @@ MmioStatus FuguInterface::write(uint32_t offset, bool from_host, uint32_t value)
     if (value & 1) timed_out_ = false;
     update();
     return MmioStatus::Ok;
+  case TIMER: // a context switch puts back what an application had left
+    if (timer_running_) {
+      timer_deadline_ = port().cpu_user_cycles() + (value ? value : timeout_);
+      port().set_cpu_user_alarm(timer_deadline_, [this] { timed_out(); });
+    } else {
+      timer_resume_ = value;
+    }
+    return MmioStatus::Ok;
   case SPACE:
   case MSGAVAIL:
   case RECV_LEN:
   case RECV_SRC:
-  case TIMER:
   case HEAD:
   case NODE:
   case NODES: return error("read-only register");
@@ -265,6 +275,7 @@ MmioStatus FuguInterface::dispose(bool from_kernel) {
     port().clear_cpu_user_alarm();
     timer_running_ = false;
   }
+  timer_resume_ = 0;
   update();
   if (stalled_) {
     stalled_ = false;
@@ -323,7 +334,8 @@ void FuguInterface::update() {
                        ((uac_ & kTimerForce) || ((uac_ & kInterruptDisable) && mine));
   if (enabled && !timer_running_) {
     timer_running_ = true;
-    timer_deadline_ = port().cpu_user_cycles() + timeout_;
+    timer_deadline_ = port().cpu_user_cycles() + (timer_resume_ ? timer_resume_ : timeout_);
+    timer_resume_ = 0;
     port().set_cpu_user_alarm(timer_deadline_, [this] { timed_out(); });
   } else if (!enabled && timer_running_) {
     timer_running_ = false;
@@ -390,6 +402,7 @@ void FuguInterface::reset() {
   msgbase_ = 0;
   divert_ = false;
   timer_running_ = timed_out_ = false;
+  timer_resume_ = 0;
   stalled_ = false;
   // The output queue keeps streaming what was launched (it is on its way into the link).
 }

@@ -84,7 +84,10 @@ public:
     GID = 0x0C0,       // kernel RW: the running application's group id (0..255)
     DIVERT = 0x0C4,    // kernel RW: divert mode
     TIMEOUT = 0x0C8,   // kernel RW: the atomicity timeout, in user cycles (0: no timer)
-    TIMER = 0x0CC,     // kernel R: user cycles left before the timeout (TIMEOUT if stopped)
+    TIMER = 0x0CC,     // kernel RW: user cycles left before the timeout (stopped: what the
+                       //   next start counts from); W: the running timer, or its next start
+                       //   (once: a dispose presets it), counts from the value (0: TIMEOUT)
+                       //   -- what a context switch saves and restores
     HEAD = 0x0D0,      // kernel R: bit 0 a message at the head, bit 1 a kernel message,
                        //   bits 15..8 its GID
     IRQ_ACK = 0x0D4,   // kernel W: bit 0 clears atomicity-timeout
@@ -201,6 +204,7 @@ private:
   bool divert_ = false;
   bool timer_running_ = false, timed_out_ = false;
   uint64_t timer_deadline_ = 0;
+  uint32_t timer_resume_ = 0; // the next start's count (a TIMER write while stopped); 0: TIMEOUT
   uint32_t trap_ = 0;
   uint32_t msgbase_ = 0; // MSGBASE
   bool stalled_ = false; // we refused a chunk: call sink_ready when room appears

@@ -11,12 +11,13 @@
 #include "../lib/lanai.h"
 
 /* What a switch saves of an application: its registers, its stream, its UAC, its upcall
- * state and the words it had described into the send buffer (DESCLEN, the paper's "what a
- * context switch unloads"). The atomicity timer restarts from TIMEOUT (not saved). */
+ * state, the words it had described into the send buffer (DESCLEN, the paper's "what a
+ * context switch unloads") and what its atomicity timer had left (TIMER): an atomic section
+ * switched out does not get a whole new timeout when it is switched back in. */
 struct udm_context {
   struct udm_app *app;
   unsigned r[32];
-  unsigned epc, enpc, ennpc, esw, uac;
+  unsigned epc, enpc, ennpc, esw, uac, timer;
   unsigned up_save[7];
   unsigned send[16], desclen;
   unsigned done;
@@ -56,6 +57,7 @@ void udm_sched_start(void) {
 }
 
 static void save(struct udm_context *c, const struct udm_trap_frame *f) {
+  c->timer = NI_TIMER; /* first: the application's UAC and GID still run it */
   for (unsigned i = 3; i < 32; ++i) c->r[i] = f->r[i];
   c->epc = CPU_EPC;
   c->enpc = CPU_ENPC;
@@ -78,6 +80,9 @@ static void restore(const struct udm_context *c, struct udm_trap_frame *f) {
   NI_DESCLEN = c->desclen;
   NI_UAC = c->uac; /* before udm_app_run: a handler in progress shows in atomicity-extend */
   udm_app_run(c->app);
+  /* last: the outgoing application's timer has stopped; this one's, running again or
+   * not yet, counts from what it had left (0, never saved or timed out: TIMEOUT) */
+  NI_TIMER = c->timer;
 }
 
 /* The next application that is not done after `from`; `from` itself if it is the only one;

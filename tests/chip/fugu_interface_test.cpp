@@ -15,7 +15,7 @@ using vm::FuguInterface;
 
 constexpr uint32_t kCtl = 0x30000;
 enum Scenario : uint32_t { SEND = 1, RECV_INT = 2, RECV_POLL = 3, PROTECT = 4, TIMEOUT = 5,
-                           SEND_BIG = 6, RECV_LATE = 7, FORCE = 8 };
+                           SEND_BIG = 6, RECV_LATE = 7, FORCE = 8, FORCE_RESUMED = 9 };
 enum Result : int { R_COUNT = 0, R_SUM = 1, R_MISMATCH = 2, R_TIMEOUTS = 3, R_ORDER = 4, R_HEAD = 5 };
 
 const assembler::FirmwareImage& image() {
@@ -148,6 +148,22 @@ TEST(FuguInterface, TimerForceCountsUserCyclesFromTheBeginatom) {
   const uint32_t na = a.result(0, 9), nb = b.result(0, 9);
   EXPECT_GT(na, 100u);
   EXPECT_NEAR(double(nb) / na, 2.0, 0.05) << na << " " << nb;
+}
+
+TEST(FuguInterface, ATimerWriteSetsWhatItsNextStartCountsFrom) {
+  // What a context switch does: TIMER written while the timer is stopped; the next start
+  // counts from it once (half the timeout: about half the iterations), and a read while
+  // stopped shows it.
+  FuguRig full({{FORCE, 6000, 37}});
+  FuguRig half({{FORCE_RESUMED, 6000, 37}});
+  full.run();
+  half.run();
+  ASSERT_TRUE(full.halted_cleanly(0));
+  ASSERT_TRUE(half.halted_cleanly(0));
+  EXPECT_EQ(half.result(0, 7), 3000u);
+  const uint32_t nf = full.result(0, 9), nh = half.result(0, 9);
+  EXPECT_GT(nh, 50u);
+  EXPECT_NEAR(double(nf) / nh, 2.0, 0.05) << nf << " " << nh;
 }
 
 TEST(FuguInterface, AnotherGroupsMessagesGoToTheKernel) {

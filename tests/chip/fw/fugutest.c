@@ -14,7 +14,7 @@
 #define EXIT W(0xFFFFF004u)
 
 enum { SEND = 1, RECV_INT = 2, RECV_POLL = 3, PROTECT = 4, TIMEOUT = 5, SEND_BIG = 6,
-       RECV_LATE = 7, FORCE = 8 };
+       RECV_LATE = 7, FORCE = 8, FORCE_RESUMED = 9 };
 enum { R_COUNT = 0, R_SUM = 1, R_MISMATCH = 2, R_TIMEOUTS = 3, R_ORDER = 4, R_HEAD = 5 };
 
 static unsigned user_stack[512];
@@ -46,7 +46,7 @@ void udm_trap(struct udm_trap_frame *f) {
     kernel_take();
     return;
   case LINE_ATOMICITY_TIMEOUT:
-    if (SCENARIO == FORCE) { /* timer-force: how far the application got */
+    if (SCENARIO == FORCE || SCENARIO == FORCE_RESUMED) { /* timer-force: how far it got */
       RESULT(9) = RESULT(8);
       EXIT = 0;
     }
@@ -161,6 +161,13 @@ int main(void) {
   case FORCE:
     NI_TIMEOUT = ARG0;
     NI_GID = 0;
+    app = user_force;
+    break;
+  case FORCE_RESUMED: /* the same, the timer's next start set to half (a switch's restore) */
+    NI_TIMEOUT = ARG0;
+    NI_GID = 0;
+    NI_TIMER = ARG0 / 2;
+    RESULT(7) = NI_TIMER; /* stopped: what the next start counts from */
     app = user_force;
     break;
   case RECV_LATE: /* kernel mode, interrupts off: drain late, by polling */
