@@ -322,6 +322,27 @@ static unsigned stored_value(const struct udm_trap_frame *f) {
   return rd == 0 ? 0 : rd == 1 ? 0xFFFFFFFFu : rd == 2 ? CPU_EPC : f->r[rd];
 }
 
+/* A handler's ENDATOM with its message not disposed (dispose-failure): the kernel disposes
+ * it for it (counted: the application's bug, not the network's) and the ENDATOM runs again,
+ * now an ordinary handler's end. Its message is the window's in the fast case, the head
+ * record in buffered mode. (Outside udm_buffer_trap's switch, which the common paths go
+ * through: one case more there made clang's dispatch of every case dearer.) */
+static int dispose_failure(struct udm_app *a) {
+  if (!a) return 0;
+  ++a->dispose_failures;
+  if (!a->buffered) {
+    NI_DISPOSE = 1;
+  } else if (a->head) {
+    buffer_pop(a);
+    if (a->head)
+      NI_MSGBASE = (unsigned)a->head;
+    else
+      to_fast(a);
+  }
+  NI_UAC = NI_UAC & ~UAC_DISPOSE_PENDING;
+  return 1;
+}
+
 int udm_buffer_trap(struct udm_trap_frame *f) {
   struct udm_app *a = udm_current;
   switch (CPU_CAUSE) {
@@ -361,6 +382,6 @@ int udm_buffer_trap(struct udm_trap_frame *f) {
     }
     deliver(a);
     return 1;
-  default: return 0;
+  default: return CPU_CAUSE == CAUSE_DISPOSE_FAILURE ? dispose_failure(a) : 0;
   }
 }

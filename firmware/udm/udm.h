@@ -45,6 +45,7 @@ struct udm_app {
    * this application), what this node wants them told, the next node of a broadcast under
    * way (NODES: none), and the holds asked */
   unsigned hold_told, hold_wanted, hold_next, holds;
+  unsigned dispose_failures; /* handlers that ended without disposing (the kernel did) */
 };
 
 struct udm_kernel_counters {

@@ -17,14 +17,14 @@ namespace lanaikit {
 namespace {
 
 constexpr uint32_t kCtl = 0x30000;
-enum Scenario : uint32_t { SENDER = 1, BENCH_NULL = 10, CHECK = 11, BAD_DISPOSE = 12, BENCH_ARG = 13 };
+enum Scenario : uint32_t { SENDER = 1, BENCH_NULL = 10, CHECK = 11, BAD_DISPOSE = 12, BENCH_ARG = 13, LAZY = 14 };
 constexpr uint32_t LINE_MISMATCH = 1;
 enum Result : uint32_t { R_HANDLED = 0, R_ERRORS = 1, R_BAD_DISPOSES = 2, R_CAUSE = 9 };
 // struct udm_app's words (firmware/udm/udm.h).
 enum AppField : uint32_t { A_BUFFERED = 3, A_SUSPENDED = 5, A_PAGES = 11, A_MESSAGES = 12,
                            A_INSERTED = 13, A_PAGE_ALLOCS = 14, A_EMULATED = 15, A_UPCALLS = 16,
                            A_TO_BUFFERED = 17, A_TO_FAST = 18, A_MAX_PAGES = 19,
-                           A_OVERFLOW = 20 };
+                           A_OVERFLOW = 20, A_DISPOSE_FAILURES = 25 };
 
 const assembler::FirmwareImage& image() {
   static const assembler::FirmwareImage img =
@@ -82,7 +82,7 @@ struct Params {
 
 struct Outcome {
   uint32_t result[10] = {};
-  uint32_t app[21] = {};
+  uint32_t app[26] = {};
   vm::FuguCounters ni, sender_ni;
   std::vector<Episodes::Episode> episodes; // the receiver's kernel episodes
   uint64_t handler_cycles = 0;             // its user cycles in the null handler
@@ -112,7 +112,7 @@ Outcome run(const Params& s) {
   o.receiver_done = c.node(1).chip().cpu().halted();
   for (uint32_t k = 0; k < 10; ++k) o.result[k] = read_word(c, 1, kCtl + 64 + 4 * k);
   const uint32_t app = read_word(c, 1, sym("rx_app"));
-  for (uint32_t k = 0; k < 21; ++k) o.app[k] = read_word(c, 1, app + 4 * k);
+  for (uint32_t k = 0; k < 26; ++k) o.app[k] = read_word(c, 1, app + 4 * k);
   o.ni = c.fugu_interface(1)->counters();
   o.sender_ni = c.fugu_interface(0)->counters();
   o.episodes = episodes.episodes;
@@ -216,6 +216,19 @@ TEST_P(UdmBufferedModes, OverflowControlStallsInsertionAtThePageBudgetAndLosesNo
   EXPECT_GE(o.app[A_OVERFLOW], 1u);
   EXPECT_EQ(o.app[A_MAX_PAGES], 1u);
   EXPECT_GT(o.sender_ni.blocked_cycles, 0u) << "the sender never felt the network back up";
+}
+
+TEST_P(UdmBufferedModes, AHandlerThatForgetsToDisposeHasItsMessageDisposedByTheKernel) {
+  // Every fourth handler ends without disposing: the ENDATOM's dispose-failure trap, the
+  // kernel disposes for it (the window's message, or the buffer's head) and the ENDATOM
+  // runs again; the rest of the traffic, buffered then direct, is unharmed.
+  Params s;
+  s.c_only = GetParam();
+  s.receiver = LAZY;
+  const Outcome o = run(s);
+  expect_delivered(o, s);
+  EXPECT_EQ(o.app[A_DISPOSE_FAILURES], s.messages / 4);
+  EXPECT_GE(o.app[A_TO_BUFFERED], 1u);
 }
 
 TEST_P(UdmBufferedModes, BadDisposesAreRefusedAndTheTrafficIsUnharmed) {

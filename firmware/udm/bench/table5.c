@@ -20,7 +20,7 @@
 #define RESULT(i) W(CTL + 64 + 4 * (i))
 #define EXIT W(0xFFFFF004u)
 
-enum { SENDER = 1, BENCH_NULL = 10, CHECK = 11, BAD_DISPOSE = 12, BENCH_ARG = 13 };
+enum { SENDER = 1, BENCH_NULL = 10, CHECK = 11, BAD_DISPOSE = 12, BENCH_ARG = 13, LAZY = 14 };
 enum { R_HANDLED = 0, R_ERRORS = 1, R_BAD_DISPOSES = 2, R_CAUSE = 9 };
 
 void bench_idle(void);
@@ -66,7 +66,8 @@ void check_handler(void) {
     if (UDM_WORD(j) != seq * 31 + j) RESULT(R_ERRORS) += 1;
   expected = seq + 1;
   if (seq == STUCK_AT) spin(SPIN); /* holds the network past the atomicity timeout */
-  UDM_DISPOSE();
+  /* LAZY: every fourth handler forgets to dispose (the kernel's dispose-failure trap does) */
+  if (SCENARIO != LAZY || seq % 4 != 1) UDM_DISPOSE();
   RESULT(R_HANDLED) += 1;
 }
 
@@ -124,7 +125,8 @@ int main(void) {
   case SENDER: app = sender; break;
   case BENCH_NULL: app = bench_app; entry = udm_null_handler; break;
   case BENCH_ARG: app = bench_app; entry = bench_base_arg_handler; break;
-  case CHECK: app = check_app; break;
+  case CHECK:
+  case LAZY: app = check_app; break;
   case BAD_DISPOSE: app = bad_dispose_app; break;
   default: return 1;
   }
