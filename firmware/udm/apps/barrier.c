@@ -13,7 +13,7 @@
  * By interrupt, this barrier has two steady states: lockstep, and, once one node has been
  * delayed (an interrupt the others do not take), an out-of-phase pattern with a longer chain
  * of dependent rounds: 1.75 times slower for good. Polled, it is faster and the pattern
- * costs it 4.5% (docs/udm.md, "The experiments").
+ * costs it 5% (docs/udm.md, "The experiments").
  * Parameters: EXP_PARAM + 0 the number of barriers, + 1 the way to receive.
  * Results: EXP_R_APP + 0 messages sent, + 1 received. */
 #include "../udm.h"
