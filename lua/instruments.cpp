@@ -91,6 +91,16 @@ std::vector<uint32_t> nodes_of(const TableArg& t, const ClusterBox& box) {
   return out;
 }
 
+// Argument `arg` as a code location in `image`: an address, a symbol, or "file:line".
+uint32_t location_arg(const Args& a, const assembler::FirmwareImage& image, int arg) {
+  if (lua_type(a.state(), a.index(arg)) == LUA_TNUMBER) return a.u32(arg);
+  const std::string loc = a.string(arg);
+  const auto at = image.resolve_location(loc);
+  if (!at)
+    a.fail(arg, "no symbol '" + loc + "' in the firmware (a location is an address, a symbol or FILE:LINE of a -g build)");
+  return *at;
+}
+
 // c:profile{ firmware = fw, handlers = {"raw_send", ...}, nodes = {0, 1},
 //            traps = {"udm_fast_table", ...}, max_invocations = N } -> Profile
 // traps: trap tables (symbols); each of a table's vectors is a handler named
@@ -258,23 +268,14 @@ int p_invocations(lua_State* L) {
 }
 
 // prof:range(node, from, to) -> { insns =, cycles = }: what the code at addresses
-// [from, to) executed on that node while profiled. from and to are addresses or symbols of
-// the profiled firmware: the cost of code that is not a called function (a trap vector, an
+// [from, to) executed on that node while profiled. from and to are locations in the
+// profiled firmware (addresses, symbols, FILE:LINE): the cost of code that is not a called function (a trap vector, an
 // assembly path between two labels), where handlers cannot be used.
 int p_range(lua_State* L) {
   Args a(L, "Profile:range", 1);
   ProfileUD& ud = profile_self(a);
   const vm::Profiler& p = profiler_arg(a, ud, 1);
-  auto address = [&](int arg) -> uint32_t {
-    if (lua_type(L, a.index(arg)) == LUA_TSTRING) {
-      const std::string name = a.string(arg);
-      const auto at = ud.image->symbol(name);
-      if (!at) a.fail(arg, "no symbol '" + name + "' in the firmware");
-      return *at;
-    }
-    return a.u32(arg);
-  };
-  const uint32_t from = address(2), to = address(3);
+  const uint32_t from = location_arg(a, *ud.image, 2), to = location_arg(a, *ud.image, 3);
   if (to < from) a.fail(3, "the range ends before it starts");
   const auto& insns = p.instructions_by_word();
   const auto& cycles = p.cycles_by_word();
@@ -552,19 +553,12 @@ int n_debugger(lua_State* L) {
   return 1;
 }
 
-// Argument 1 as a code location: an address, a symbol, or "file:line".
-uint32_t location_arg(const Args& a, const DebuggerUD& ud) {
-  if (lua_type(a.state(), a.index(1)) == LUA_TNUMBER) return a.u32(1);
-  const auto at = ud.image->resolve_location(a.string(1));
-  if (!at) a.fail(1, "no such location in the firmware (an address, a symbol or FILE:LINE of a -g build)");
-  return *at;
-}
 
 // d:break_at(loc) -> the address
 int d_break_at(lua_State* L) {
   Args a(L, "Debugger:break_at", 1);
   DebuggerUD& ud = debugger_self(a);
-  const uint32_t at = location_arg(a, ud);
+  const uint32_t at = location_arg(a, *ud.image, 1);
   ud.dbg->add_breakpoint(at);
   lua_pushinteger(L, at);
   return 1;
@@ -574,7 +568,7 @@ int d_break_at(lua_State* L) {
 int d_clear(lua_State* L) {
   Args a(L, "Debugger:clear", 1);
   DebuggerUD& ud = debugger_self(a);
-  lua_pushboolean(L, ud.dbg->remove_breakpoint(location_arg(a, ud)));
+  lua_pushboolean(L, ud.dbg->remove_breakpoint(location_arg(a, *ud.image, 1)));
   return 1;
 }
 
