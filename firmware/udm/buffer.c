@@ -322,6 +322,17 @@ static unsigned stored_value(const struct udm_trap_frame *f) {
   return rd == 0 ? 0 : rd == 1 ? 0xFFFFFFFFu : rd == 2 ? CPU_EPC : f->r[rd];
 }
 
+/* The emulated DISPOSE of the head record: dispose-pending cleared as DISPOSE does, the
+ * next record at the base, or the fast case again when the buffer drained. */
+static void dispose_head(struct udm_app *a) {
+  buffer_pop(a);
+  NI_UAC = NI_UAC & ~UAC_DISPOSE_PENDING;
+  if (a->head)
+    NI_MSGBASE = (unsigned)a->head;
+  else
+    to_fast(a);
+}
+
 /* A handler's ENDATOM with its message not disposed (dispose-failure): the kernel disposes
  * it for it (counted: the application's bug, not the network's) and the ENDATOM runs again,
  * now an ordinary handler's end. Its message is the window's in the fast case, the head
@@ -330,16 +341,12 @@ static unsigned stored_value(const struct udm_trap_frame *f) {
 static int dispose_failure(struct udm_app *a) {
   if (!a) return 0;
   ++a->dispose_failures;
-  if (!a->buffered) {
-    NI_DISPOSE = 1;
-  } else if (a->head) {
-    buffer_pop(a);
-    if (a->head)
-      NI_MSGBASE = (unsigned)a->head;
-    else
-      to_fast(a);
-  }
-  NI_UAC = NI_UAC & ~UAC_DISPOSE_PENDING;
+  if (!a->buffered)
+    NI_DISPOSE = 1; /* the window's message; the interface clears dispose-pending */
+  else if (a->head)
+    dispose_head(a);
+  else
+    NI_UAC = NI_UAC & ~UAC_DISPOSE_PENDING;
   return 1;
 }
 
@@ -358,13 +365,8 @@ int udm_buffer_trap(struct udm_trap_frame *f) {
     return 1;
   case CAUSE_DISPOSE_EXTEND:
     if (!a || !a->buffered || !a->head) return 0; /* a bad dispose: the caller decides */
-    buffer_pop(a);
-    NI_UAC = NI_UAC & ~UAC_DISPOSE_PENDING;
+    dispose_head(a);
     skip_instruction();
-    if (a->head)
-      NI_MSGBASE = (unsigned)a->head;
-    else
-      to_fast(a);
     return 1;
   case CAUSE_ATOMICITY_EXTEND:
     if (!a || !a->buffered) return 0;

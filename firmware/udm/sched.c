@@ -105,14 +105,13 @@ static int held(const struct udm_context *c) {
 /* The next application to give a quantum after `from`: not done, not held; if every one
  * left is held, the next not done (a held application still runs when nothing else can). */
 static unsigned next_to_run(unsigned from) {
-  const unsigned any = next_runnable(from);
-  for (unsigned k = 1; k <= nctx && any < nctx; ++k) {
+  for (unsigned k = 1; k <= nctx; ++k) {
     unsigned i = (from + k) % nctx;
     if (ctx[i].done) continue;
     if (!held(&ctx[i])) return i;
     ++udm_sched_counters.held;
   }
-  return any;
+  return next_runnable(from);
 }
 
 void udm_sched_hold(unsigned gid, int delta) {
