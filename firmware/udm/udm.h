@@ -118,9 +118,10 @@ extern unsigned udm_fast_table[];
 void udm_c_upcall(void);
 void udm_null_handler(void);
 /* buffered.s: the trap table of buffered mode; the same with every insert first stalling
- * udm_insert_delay_iterations x 2 cycles (Figure 10's added latency), and that stall */
+ * udm_insert_delay_iterations x 2 cycles (Figure 10's added latency) */
 extern unsigned udm_buffered_table[], udm_delayed_table[];
 extern unsigned udm_insert_delay_iterations;
+/* `iterations` x 2 instructions (the stall of the delayed insert; any code's measured wait) */
 void udm_delay_stall(unsigned iterations);
 
 #endif

@@ -20,16 +20,6 @@
 
 #include "experiment.h"
 
-/* `n` iterations of two instructions (the count is in a delay slot). */
-static void stall(unsigned n) {
-  __asm__ volatile("sub.f %0, 0, %%r0\n"
-                   "1:\n\tbne 1b\n\t"
-                   "sub.f %0, 1, %0\n"
-                   : "+r"(n)
-                   :
-                   : "memory");
-}
-
 static volatile unsigned replies, dones;
 
 void synth_done_handler(void) {
@@ -48,7 +38,7 @@ void synth_reply_handler(void) {
 void synth_request_handler(void) {
   unsigned src = UDM_SRC();
   UDM_DISPOSE();
-  stall(EXP_CTL(EXP_PARAM + 3) / 2);
+  udm_delay_stall(EXP_CTL(EXP_PARAM + 3) / 2); /* two instructions an iteration */
   NI_SEND(0) = src;
   NI_SEND(1) = (unsigned)synth_reply_handler;
   NI_LAUNCH = 2;
@@ -74,7 +64,7 @@ void experiment_app(void) {
       unsigned dest = next_random() % (nodes - 1);
       if (dest >= node) ++dest;
       /* uniform on 0..2 T_betw instructions (2 per stall iteration) */
-      stall(betw ? next_random() % (2 * betw + 1) / 2 : 0);
+      udm_delay_stall(betw ? next_random() % (2 * betw + 1) / 2 : 0);
       NI_BEGINATOM = UAC_INTERRUPT_DISABLE;
       NI_SEND(0) = dest;
       NI_SEND(1) = (unsigned)synth_request_handler;
