@@ -12,19 +12,15 @@ local args = require "args"
 local output = require "output"
 args.parse(arg, {}, "usage: tables.lua")
 
+local E = require "udm.udm_experiment"
+
 local CTL = 0x30000
-local KERNEL = { "firmware/udm/traps.s", "firmware/udm/fast.s", "firmware/udm/buffer.c",
-                 "firmware/udm/buffered.s", "firmware/udm/sched.c" }
-local function image(main)
-  local sources = { "firmware/udm/bench/" .. main, "firmware/udm/bench/paths.s" }
-  for _, k in ipairs(KERNEL) do sources[#sources + 1] = k end
-  return lk.firmware { sources = sources, opt = "O2" }
-end
+local function image(main) return E.firmware { "firmware/udm/bench/" .. main, "firmware/udm/bench/paths.s" } end
 
 -- Two FUGU nodes (100 MHz, 1 MB SRAM), `ctl` words at CTL on each (node 0 sends), profiled
 -- from the start, run until the sender's messages are all handled. Returns the profile.
 local function run(fw, ctl0, ctl1, profile)
-  local c = lk.cluster { platform = "vmmc", nic = { clock_hz = 100000000, sram_bytes = 1 << 20 }, nodes = 2, fugu = true }
+  local c = E.cluster(2)
   for i, ctl in ipairs { ctl0, ctl1 } do
     local n = c:node(i - 1)
     n:load(fw)

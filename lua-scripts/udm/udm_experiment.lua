@@ -11,19 +11,35 @@ local R_DONE, R_START, R_END, R_CAUSE, R_EPC, R_APP = 0, 1, 2, 3, 4, 8
 local RTC_TICK_NS = 500
 M.CLOCK_HZ = 100000000 -- the FUGU node's clock here (the paper gives none: it counts cycles)
 -- struct udm_app (firmware/udm/udm.h): words
-local A_INSERTED, A_PAGE_ALLOCS, A_EMULATED, A_TO_BUFFERED, A_MAX_PAGES = 13, 14, 15, 17, 19
+local A_INSERTED, A_TO_BUFFERED, A_MAX_PAGES = 13, 17, 19
 
 M.TIMESLICE_CYCLES = 500000 -- the platform's (udm.lua) scheduler timeslice
 
-local kernel = { "firmware/udm/traps.s", "firmware/udm/fast.s", "firmware/udm/buffer.c",
-                 "firmware/udm/buffered.s", "firmware/udm/sched.c", "firmware/udm/apps/experiment.c" }
+-- UDM's kernel (firmware/udm): what every FUGU node's image links after its own sources.
+M.KERNEL = { "firmware/udm/traps.s", "firmware/udm/fast.s", "firmware/udm/buffer.c",
+             "firmware/udm/buffered.s", "firmware/udm/sched.c" }
+
+-- An image of `own` sources, the kernel's, then `after` (optional).
+function M.firmware(own, after)
+  local sources = {}
+  for _, list in ipairs { own, M.KERNEL, after or {} } do
+    for _, s in ipairs(list) do sources[#sources + 1] = s end
+  end
+  return lk.firmware { sources = sources, opt = "O2" }
+end
+
+-- `nodes` FUGU nodes with 1 MB of SRAM: vmmc.lua's link and M.CLOCK_HZ, or a platform's
+-- link and its NIC's clock (a platform table or name). Returns the cluster and the clock.
+function M.cluster(nodes, platform)
+  if type(platform) == "string" then platform = lk.platform(platform) end
+  local clock_hz = platform and platform.nic.clock_hz or M.CLOCK_HZ
+  return lk.cluster { platform = platform or "vmmc", nic = { clock_hz = clock_hz, sram_bytes = 1 << 20 },
+                      nodes = nodes, fugu = true }, clock_hz
+end
+
 local images = {}
 local function image(app)
-  if not images[app] then
-    local sources = { "firmware/udm/apps/" .. app .. ".c" }
-    for _, s in ipairs(kernel) do sources[#sources + 1] = s end
-    images[app] = lk.firmware { sources = sources, opt = "O2" }
-  end
+  images[app] = images[app] or M.firmware({ "firmware/udm/apps/" .. app .. ".c" }, { "firmware/udm/apps/experiment.c" })
   return images[app]
 end
 
@@ -35,16 +51,14 @@ end
 -- its link and its NIC's clock instead of vmmc.lua's link and M.CLOCK_HZ); on_start(c, fw)
 -- (called once the nodes are loaded, before they start: instruments);
 -- step_ns and on_step(c): a callback between steps of the run (progress sampling).
--- Returns runtime (cycles from the first node's start to the last node's end; runtime_us),
--- buffered
--- and handled messages of the application, the most pages a node held, the nodes'
--- results (app words), counters, and the cluster and firmware (out.cluster, out.firmware).
+-- Returns runtime_cycles and runtime_us (from the first node's start to the last node's
+-- end), buffered (the application's messages inserted into buffers), max_pages (the most
+-- a node's buffer held), timeouts, nodes (per node: the application's result words `app`,
+-- its buffer counters, the interface's `fugu` counters, sched_missed), and the cluster and
+-- firmware.
 function M.run(app, nodes, opts)
   local fw = image(app)
-  local platform = type(opts.platform) == "string" and lk.platform(opts.platform) or opts.platform
-  local clock_hz = platform and platform.nic.clock_hz or M.CLOCK_HZ
-  local c = lk.cluster { platform = platform or "vmmc", nic = { clock_hz = clock_hz, sram_bytes = 1 << 20 },
-                         nodes = nodes, fugu = true }
+  local c, clock_hz = M.cluster(nodes, opts.platform)
   local tick_cycles = clock_hz * RTC_TICK_NS / 1e9
   local slice_cycles = opts.timeslice or M.TIMESLICE_CYCLES
   local slice = math.floor(slice_cycles / tick_cycles)
@@ -71,7 +85,7 @@ function M.run(app, nodes, opts)
     for i = 0, nodes - 1 do running = running or c:node(i):running() end
     if not running then break end
   end
-  local out = { nodes = {}, buffered = 0, handled = 0, max_pages = 0, timeouts = 0 }
+  local out = { nodes = {}, buffered = 0, max_pages = 0, timeouts = 0 }
   local first, last
   local app_struct = fw:symbol("experiment_app_struct")
   local sched = fw:symbol("udm_sched_counters") -- struct udm_sched_counters (udm.h): missed at 12
@@ -82,7 +96,9 @@ function M.run(app, nodes, opts)
     assert(res(R_DONE) == 1, ("node %d did not finish in %d ms of simulated time"):format(i, opts.limit_ms or 2000))
     local a = n:sram_read32(app_struct)
     local function field(k) return n:sram_read32(a + 4 * k) end
-    local node = { app_ticks = res(5), app_quanta = res(6), timer_irqs = res(7), start = res(R_START), done = res(R_END), app = { res(R_APP), res(R_APP + 1), res(R_APP + 2), res(R_APP + 3), res(R_APP + 4), res(R_APP + 5), res(R_APP + 6), res(R_APP + 7) },
+    local app = {}
+    for k = 0, 7 do app[k + 1] = res(R_APP + k) end
+    local node = { app_ticks = res(5), app_quanta = res(6), timer_irqs = res(7), start = res(R_START), done = res(R_END), app = app,
                    inserted = field(A_INSERTED), max_pages = field(A_MAX_PAGES), to_buffered = field(A_TO_BUFFERED),
                    fugu = n:fugu(), sched_missed = n:sram_read32(sched + 12) }
     out.nodes[#out.nodes + 1] = node
