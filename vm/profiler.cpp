@@ -56,15 +56,15 @@ bool Profiler::before(uint32_t pc) {
   // same stack depth, so a recursive call returning to the same address does not count).
   // A trap episode ends when user code runs again.
   const bool user = cpu_.user_mode();
-  while (!active_.empty() &&
-         (active_.back().trap ? user : pc == active_.back().return_pc && cpu_.reg(kSp) >= active_.back().sp))
+  while (!active_.empty() && (handlers_[active_.back().handler].trap
+                                  ? user
+                                  : pc == active_.back().return_pc && cpu_.reg(kSp) >= active_.back().sp))
     finish_innermost();
   if (pc / 4 < handler_at_.size()) {
     const uint32_t h = handler_at_[pc / 4];
     if (h && !(handlers_[h - 1].trap && user)) { // a vector is entered in kernel mode
       Active a;
       a.handler = h - 1;
-      a.trap = handlers_[h - 1].trap;
       a.return_pc = cpu_.reg(kRca);
       a.sp = cpu_.reg(kSp);
       a.inv.handler = h - 1;

@@ -92,7 +92,6 @@ public:
     uint32_t handler;
     uint32_t return_pc;
     uint32_t sp;
-    bool trap = false; // ends on the return to user mode, not at return_pc
     Invocation inv;
   };
   const std::vector<Active>& active() const { return active_; }
