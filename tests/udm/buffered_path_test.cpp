@@ -147,7 +147,7 @@ void expect_delivered(const Outcome& o, const Params& s) {
 // and wholly in C (buffer.c): both must deliver the same messages the same way.
 class UdmBufferedModes : public ::testing::TestWithParam<uint32_t> {};
 INSTANTIATE_TEST_SUITE_P(AsmAndC, UdmBufferedModes, ::testing::Values(0u, 1u),
-                         [](const auto& info) { return info.param ? "AllC" : "Assembly"; });
+                         test::udm::buffered_mode_name);
 
 TEST_P(UdmBufferedModes, AtomicSectionRevokedByTheTimerBuffersAndDeliversInOrder) {
   Params s;

@@ -196,7 +196,7 @@ TEST(UdmGang, ASenderOfAnotherGidReachesNoApplication) {
 // all), LANAIKIT_UDM_STRESS_SEED the generators' and skews' seed.
 class UdmGangStress : public ::testing::TestWithParam<uint32_t> {};
 INSTANTIATE_TEST_SUITE_P(AsmAndC, UdmGangStress, ::testing::Values(0u, 1u),
-                         [](const auto& info) { return info.param ? "AllC" : "Assembly"; });
+                         test::udm::buffered_mode_name);
 
 TEST_P(UdmGangStress, EightNodesRandomSkewEveryMessageOnceInOrder) {
   Params p;

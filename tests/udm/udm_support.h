@@ -49,4 +49,10 @@ inline uint32_t read_word(sim::Cluster& c, uint32_t node, uint32_t addr) {
   return uint32_t(b[0]) << 24 | uint32_t(b[1]) << 16 | uint32_t(b[2]) << 8 | b[3];
 }
 
+// The kernel's buffered mode two ways, as a test parameter: 0 buffered.s's common cases,
+// 1 wholly in C (buffer.c); this names the instances.
+inline std::string buffered_mode_name(const ::testing::TestParamInfo<uint32_t>& info) {
+  return info.param ? "AllC" : "Assembly";
+}
+
 } // namespace lanaikit::test::udm
