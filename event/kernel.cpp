@@ -180,45 +180,125 @@ size_t Kernel::add_agent(Agent* agent) {
   return agents_.size() - 1;
 }
 
+void Kernel::ready_up(size_t i, Ready r) {
+  while (i > 0) {
+    const size_t parent = (i - 1) / 2;
+    if (!(r < ready_[parent])) break;
+    ready_place(i, ready_[parent]);
+    i = parent;
+  }
+  ready_place(i, r);
+}
+
+void Kernel::ready_down(size_t i, Ready r) {
+  const size_t n = ready_.size();
+  for (;;) {
+    size_t c = 2 * i + 1;
+    if (c >= n) break;
+    if (c + 1 < n && ready_[c + 1] < ready_[c]) ++c;
+    if (!(ready_[c] < r)) break;
+    ready_place(i, ready_[c]);
+    i = c;
+  }
+  ready_place(i, r);
+}
+
+void Kernel::set_resume(size_t index, Time t) {
+  AgentState& a = agents_[index];
+  const Time old = a.resume;
+  a.resume = t;
+  if (a.slot < 0) {
+    if (t < 0) return;
+    ready_.push_back(Ready{t, uint32_t(index)});
+    ready_up(ready_.size() - 1, Ready{t, uint32_t(index)});
+  } else if (t < 0) {
+    const size_t i = size_t(a.slot);
+    a.slot = -1;
+    const Ready last = ready_.back();
+    ready_.pop_back();
+    if (i < ready_.size()) { // the last entry fills the hole, up or down
+      if (i > 0 && last < ready_[(i - 1) / 2]) ready_up(i, last);
+      else ready_down(i, last);
+    }
+  } else if (t < old) {
+    ready_up(size_t(a.slot), Ready{t, uint32_t(index)});
+  } else if (t > old) {
+    ready_down(size_t(a.slot), Ready{t, uint32_t(index)});
+  }
+}
+
 void Kernel::wake(size_t index, Time at) {
   if (at < now_)
     throw std::logic_error("agent woken in the past: at " + std::to_string(at) + " ps, now " +
                            std::to_string(now_) + " ps");
-  agents_.at(index).resume = at;
+  AgentState& a = agents_.at(index);
+  set_resume(index, at);
+  if (a.dozing) {
+    a.dozing = false;
+    --dozing_;
+  }
 }
 
-void Kernel::sleep(size_t index) { agents_.at(index).resume = -1; }
+void Kernel::sleep(size_t index) {
+  AgentState& a = agents_.at(index);
+  set_resume(index, -1);
+  if (a.dozing) {
+    a.dozing = false;
+    --dozing_;
+  }
+}
+
+void Kernel::doze(size_t index) {
+  AgentState& a = agents_.at(index);
+  set_resume(index, -1);
+  if (!a.dozing) {
+    a.dozing = true;
+    ++dozing_;
+  }
+}
+
+void Kernel::settle_dozing() {
+  for (size_t i = 0; i < agents_.size() && dozing_ > 0; ++i) {
+    if (!agents_[i].dozing) continue;
+    agents_[i].agent->settle();
+    if (agents_[i].dozing) throw std::logic_error("kernel: a dozing agent did not wake when settled");
+  }
+}
 
 void Kernel::run_agent(size_t index, Time horizon) {
   AgentState& a = agents_[index];
   now_ = a.resume;
   ++agent_batches_;
   const Time resume = a.agent->advance(horizon);
-  // The agent may have slept or woken itself (or been woken by what it did); its return
-  // value is the final word.
+  // The agent may have slept, dozed or woken itself (or been woken by what it did); its
+  // return value is the final word on its resume time.
   if (resume >= 0 && resume < now_)
     throw std::logic_error("agent resumes in the past: " + std::to_string(resume) + " ps");
-  agents_[index].resume = resume;
+  if (resume >= 0) wake(index, resume);
+  else set_resume(index, -1);
 }
 
 uint64_t Kernel::run_until(Time limit) {
+  const uint64_t ran = run_events(limit);
+  if (dozing_ > 0) settle_dozing();
+  return ran;
+}
+
+uint64_t Kernel::run_events(Time limit) {
   stop_ = false;
   uint64_t ran = 0;
   while (!stop_) {
     const Time next = next_time();
     // The runnable agent with the earliest resume time (ties: the lowest index), and the
-    // earliest resume time of the others (-1: none).
+    // earliest resume time of the others (-1: none): the heap's top and its smaller child.
     size_t best = 0;
     Time best_resume = -1, others = -1;
-    for (size_t i = 0; i < agents_.size(); ++i) {
-      const Time r = agents_[i].resume;
-      if (r < 0) continue;
-      if (best_resume < 0 || r < best_resume) {
-        others = best_resume;
-        best = i;
-        best_resume = r;
-      } else if (others < 0 || r < others) {
-        others = r;
+    if (!ready_.empty()) {
+      best = ready_[0].agent;
+      best_resume = ready_[0].resume;
+      if (ready_.size() > 1) {
+        others = ready_[1].resume;
+        if (ready_.size() > 2 && ready_[2].resume < others) others = ready_[2].resume;
       }
     }
     // Agents strictly before the next event (and before the limit) go first; at equal
@@ -267,7 +347,8 @@ uint64_t Kernel::run_until(Time limit) {
 uint64_t Kernel::run() {
   stop_ = false;
   uint64_t ran = 0;
-  while (!stop_ && !idle()) ran += run_until(next_time());
+  while (!stop_ && !idle()) ran += run_events(next_time());
+  if (dozing_ > 0) settle_dozing();
   return ran;
 }
 
