@@ -405,12 +405,18 @@ int c_stats(lua_State* L) {
   Args a(L, "Cluster:stats", 1);
   ClusterBox& box = cluster_self(a);
   Kernel& k = box.cluster->kernel();
-  uint64_t insns = 0;
-  for (uint32_t i = 0; i < box.cluster->size(); ++i) insns += box.cluster->node(i).chip().cpu().instructions();
-  lua_createtable(L, 0, 4);
+  uint64_t insns = 0, dozed = 0;
+  for (uint32_t i = 0; i < box.cluster->size(); ++i) {
+    vm::Chip& chip = box.cluster->node(i).chip();
+    chip.settle(); // asked from a process in the middle of a run: count to now
+    insns += chip.cpu().instructions();
+    dozed += chip.doze_counters().skipped_instructions;
+  }
+  lua_createtable(L, 0, 5);
   set_int(L, "events", k.events_run());
   set_int(L, "agent_batches", k.agent_batches());
   set_int(L, "instructions", insns);
+  set_int(L, "dozed_instructions", dozed);
   set_int(L, "processes_running", box.live_procs);
   return 1;
 }
@@ -677,7 +683,9 @@ int n_counters(lua_State* L) {
   set_int(L, "receive_stalls", c.receive_stalls);
   set_int(L, "doorbells", c.doorbells);
   set_int(L, "exact_accesses", c.exact_accesses);
+  n.chip().settle(); // asked from a process in the middle of a run: count to now
   set_int(L, "instructions", n.chip().cpu().instructions());
+  set_int(L, "dozed_instructions", n.chip().doze_counters().skipped_instructions);
   set_int(L, "interrupts", n.interrupts_delivered());
   return 1;
 }

@@ -149,6 +149,7 @@ EchoResult run_echo(const EchoConfig& config, const assembler::FirmwareImage& fi
       n.chip().host_write_sram(ECHO_CTL + ECHO_CTL_ROUTES + ECHO_MAX_ROUTE * j, route);
     }
     n.chip().set_max_batch(config.max_batch);
+    n.chip().set_doze(config.doze);
     if (config.profile) {
       vm::Chip& chip = n.chip();
       profilers.push_back(std::make_unique<vm::Profiler>(chip.cpu(), [&chip] { return chip.local_time(); }));
@@ -209,6 +210,7 @@ EchoResult run_echo(const EchoConfig& config, const assembler::FirmwareImage& fi
   result.wall_seconds = std::chrono::duration<double>(wall1 - wall0).count();
   for (uint32_t i = 0; i < cluster.size(); ++i) {
     result.guest_instructions += cluster.node(i).chip().cpu().instructions();
+    result.dozed_instructions += cluster.node(i).chip().doze_counters().skipped_instructions;
     uint8_t b[4];
     cluster.node(i).chip().host_read_sram(ECHO_CTL + ECHO_CTL_REJECTED, b);
     result.rejected += uint32_t(b[0]) << 24 | uint32_t(b[1]) << 16 | uint32_t(b[2]) << 8 | b[3];

@@ -28,6 +28,7 @@ struct EchoConfig {
   uint32_t warmup = 2;            // round trips per size not measured
   uint32_t iterations = 10;       // measured round trips per size
   uint64_t max_batch = 0;         // chips' batch limit (0: none; 1: the reference)
+  bool doze = true;               // idle chips doze (vm/doze.h); off: every instruction runs
   Time time_limit = kSecond;      // simulated; past it the run stops with each chip's state
   // Profile every chip (vm/profiler.h): per-handler events for these symbols, per-line
   // counts. The CPUs then run on the reference model: same results, slower.
@@ -57,6 +58,7 @@ struct EchoResult {
   uint64_t guest_instructions = 0; // all chips
   uint64_t events = 0;
   uint64_t agent_batches = 0;
+  uint64_t dozed_instructions = 0; // all chips: counted by arithmetic while dozing
   uint64_t trace_hash = 0;
   uint64_t rejected = 0;       // packets the firmware rejected (should be 0)
   // With profiling: per node, the handler summaries and the text report.

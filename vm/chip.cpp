@@ -1,7 +1,9 @@
 #include "vm/chip.h"
+
 #include "base/hex.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstdio>
 #include <stdexcept>
 
@@ -64,6 +66,7 @@ Chip::Chip(sim::Kernel& kernel, ChipParams params, std::string name)
   max_insn_cycles_ = c.base_cycles + c.load_use_cycles + c.mmio_cycles;
   if (max_insn_cycles_ == 0) max_insn_cycles_ = 1;
   agent_ = kernel_.add_agent(this);
+  if (const char* v = std::getenv("LANAIKIT_DOZE")) doze_enabled_ = std::string(v) != "0";
 }
 
 Chip::~Chip() {
@@ -73,6 +76,7 @@ Chip::~Chip() {
 }
 
 void Chip::attach_links(net::Link* tx, net::Link* rx) {
+  touch();
   if (tx_) tx_->set_on_tx_space(nullptr);
   if (rx_) rx_->set_sink(nullptr);
   tx_ = tx;
@@ -86,6 +90,10 @@ void Chip::attach_links(net::Link* tx, net::Link* rx) {
 // ---- driver controls --------------------------------------------------------------------
 
 void Chip::reset(uint32_t entry) {
+  touch();
+  end_watch();
+  known_pcs_.clear(); // a new program may be loaded
+  known_heads_.clear();
   ++generation_;
   kernel_.sleep(agent_);
   started_ = false;
@@ -116,6 +124,7 @@ void Chip::reset(uint32_t entry) {
 
 void Chip::start() {
   if (!powered_) throw std::logic_error(name_ + ": start() while powered off");
+  touch();
   started_ = true;
   const uint64_t first = clock_.next_cycle(kernel_.now());
   cycle_origin_ = first - cpu_.cycles();
@@ -128,6 +137,7 @@ bool Chip::running() const {
 
 void Chip::set_powered(bool on) {
   if (on == powered_) return;
+  touch();
   powered_ = on;
   if (!on) {
     ++generation_; // engines' pending completions are lost with the power
@@ -179,41 +189,197 @@ sim::Time Chip::advance(sim::Time horizon) {
     }
     return local_time();
   }
-  // Instructions start while their first cycle begins before the horizon: a cycle budget
-  // (Cpu::run_cycles) does exactly that in one call. With another base cost, or a batch
-  // limit, each call runs as many as surely fit even if every one costs the most cycles an
-  // instruction can.
   const uint64_t end = clock_.next_cycle(horizon);
+  if (!watch_.watching()) start_watch();
   for (;;) {
     const uint64_t c = cycle_origin_ + cpu_.cycles();
-    if (c >= end) return clock_.time_of(c);
-    RunResult r;
-    if (!max_batch_ && params_.costs.base_cycles == 1) {
-      r = run_cpu(end - c, true);
-    } else {
-      // With interrupts in use an instruction may also carry a return and an entry.
-      const uint64_t most = cpu_.interrupts_used() ? cpu_.max_instruction_cycles() : max_insn_cycles_;
-      uint64_t n = std::max<uint64_t>(1, (end - c) / most);
-      if (max_batch_) n = std::min(n, max_batch_);
-      r = run_cpu(n, false);
-    }
+    if (c >= end) break;
+    const RunResult r = run_toward(end);
     switch (r.reason) {
     case StopReason::Limit: break;
-    case StopReason::Break: return pause();
+    case StopReason::Break:
+      if (!watch_.stopped_it()) return pause();
+      if (watch_.state() == SpinWatch::State::Proven) return begin_doze();
+      end_watch(); // failed: go on without it
+      continue;
     case StopReason::Yield:
+      watch_.fail(); // an access at its exact time is not part of an idle loop
+      end_watch();
       exact_pending_ = true;
       ++counters_.exact_accesses;
       return local_time();
     case StopReason::Halted:
-    case StopReason::Fault: stop_cpu(); return -1;
+    case StopReason::Fault: end_watch(); stop_cpu(); return -1;
     }
-    if (max_batch_) return local_time();
+    if (max_batch_) break;
   }
+  if (watch_.state() == SpinWatch::State::Failed) end_watch();
+  return local_time();
+}
+
+// Instructions start while their first cycle begins before the horizon: a cycle budget
+// (Cpu::run_cycles) does exactly that in one call. With another base cost, or a batch
+// limit, each call runs as many as surely fit even if every one costs the most cycles an
+// instruction can.
+RunResult Chip::run_toward(uint64_t end) {
+  const uint64_t c = cycle_origin_ + cpu_.cycles();
+  if (!max_batch_ && params_.costs.base_cycles == 1) return run_cpu(end - c, true);
+  // With interrupts in use an instruction may also carry a return and an entry.
+  const uint64_t most = cpu_.interrupts_used() ? cpu_.max_instruction_cycles() : max_insn_cycles_;
+  uint64_t n = std::max<uint64_t>(1, (end - c) / most);
+  if (max_batch_) n = std::min(n, max_batch_);
+  return run_cpu(n, false);
 }
 
 RunResult Chip::run_cpu(uint64_t budget, bool cycle_budget) {
+  if (watch_.watching()) return cpu_.run_instrumented(budget, cycle_budget, watch_);
   if (instrument_) return cpu_.run_instrumented(budget, cycle_budget, *instrument_);
   return cycle_budget ? cpu_.run_cycles(budget) : cpu_.run(budget);
+}
+
+// ---- doze (vm/doze.h) -------------------------------------------------------------------
+
+void Chip::set_doze(bool on) {
+  touch();
+  doze_enabled_ = on;
+  if (!on) end_watch();
+}
+
+// A watch starts when enough instructions ran since the last one failed (the wait doubles
+// with each failure), or when a batch ends in a loop that dozed before (a woken poll loop
+// is back in it at once) and a few instructions ran since such a watch last failed.
+void Chip::start_watch() {
+  if (!doze_enabled_ || cpu_.interrupts_used() || exact_pending_) return;
+  if (instrument_ && !instrument_->can_repeat()) return;
+  const uint64_t n = cpu_.instructions();
+  if (n < watch_after_) {
+    if (n < known_after_ || !std::binary_search(known_pcs_.begin(), known_pcs_.end(), cpu_.pc())) return;
+    watch_in_known_ = true;
+  }
+  watch_.begin(instrument_, kWatchInstructions);
+  ++doze_counters_.watches;
+}
+
+void Chip::end_watch() {
+  if (watch_.state() == SpinWatch::State::Off) return;
+  if (watch_.state() != SpinWatch::State::Proven) {
+    ++doze_counters_.failed;
+    if (watch_in_known_) {
+      known_after_ = cpu_.instructions() + kKnownBackoff;
+    } else {
+      watch_after_ = cpu_.instructions() + watch_backoff_;
+      watch_backoff_ = std::min<uint32_t>(watch_backoff_ * 2, kMaxWatchBackoff);
+    }
+  }
+  watch_in_known_ = false;
+  watch_.stop();
+}
+
+// The CPU stands before the loop's head, the state one iteration ago: leave the kernel's
+// runnable agents until a touch or the end of the run.
+sim::Time Chip::begin_doze() {
+  ++doze_counters_.proven;
+  doze_loop_ = watch_.loop();
+
+  watch_.stop();
+  watch_in_known_ = false;
+  remember_loop(doze_loop_);
+  doze_sram_.clear();
+  doze_regs_[0] = doze_regs_[1] = 0;
+  doze_reads_other_ = false;
+  for (const Cpu::LoadRecord& l : doze_loop_.loads) {
+    if (sram_.contains(l.addr, l.bytes)) {
+      doze_sram_.emplace_back(l.addr, l.addr + l.bytes);
+    } else if (l.addr >= regs::kBase) {
+      const uint32_t w = (l.addr - regs::kBase) / 4;
+      doze_regs_[w / 64] |= uint64_t(1) << (w % 64);
+    } else {
+      doze_reads_other_ = true;
+    }
+  }
+  dozing_ = true;
+  kernel_.doze(agent_);
+  return -1;
+}
+
+void Chip::touch_sram(uint32_t offset, uint32_t len) {
+  if (watch_.watching()) watch_.changing(offset, len);
+  if (!dozing_) return;
+  if (!doze_reads_other_) {
+    bool read = false;
+    for (const auto& [lo, hi] : doze_sram_) read = read || (offset < hi && lo < uint64_t(offset) + len);
+    if (!read) return;
+  }
+  wake_from_doze();
+}
+
+void Chip::touch_reg(uint32_t offset) {
+  if (watch_.watching()) watch_.changing(regs::kBase + offset, 4);
+  if (!dozing_) return;
+  const uint32_t w = offset / 4;
+  if (!doze_reads_other_ && !((doze_regs_[w / 64] >> (w % 64)) & 1)) return;
+  wake_from_doze();
+}
+
+// As wake_from_doze counts them: whole iterations, then the instructions of the partial
+// one that start before now().
+uint64_t Chip::instructions_now() const {
+  if (!dozing_) return cpu_.instructions();
+  const uint64_t end = clock_.next_cycle(kernel_.now());
+  const uint64_t c = cycle_origin_ + cpu_.cycles();
+  const uint64_t period = doze_loop_.instructions * params_.costs.base_cycles + doze_loop_.stall_cycles;
+  if (c >= end || period == 0) return cpu_.instructions();
+  const uint64_t k = (end - c) / period;
+  uint64_t at = c + k * period, n = cpu_.instructions() + k * doze_loop_.instructions;
+  for (const RepeatStep& s : doze_loop_.steps) {
+    if (at >= end) break;
+    ++n;
+    at += s.cycles;
+  }
+  return n;
+}
+
+void Chip::remember_loop(const DozeLoop& loop) {
+  if (std::find(known_heads_.begin(), known_heads_.end(), loop.head) != known_heads_.end()) return;
+  watch_backoff_ = kMinWatchBackoff; // a new loop: there may be more to find
+  known_heads_.push_back(loop.head);
+  if (known_heads_.size() > kKnownLoops) {
+    // Forget everything but this loop: the program moved on (rare; a list this short is
+    // rebuilt as loops doze again).
+    known_heads_.assign(1, loop.head);
+    known_pcs_.clear();
+  }
+  for (const RepeatStep& s : loop.steps) known_pcs_.push_back(s.pc);
+  std::sort(known_pcs_.begin(), known_pcs_.end());
+  known_pcs_.erase(std::unique(known_pcs_.begin(), known_pcs_.end()), known_pcs_.end());
+}
+
+// Everything up to now() as the CPU would have run it: whole iterations by arithmetic
+// (counters, and the instrument's counts), then the instructions of the partial iteration
+// that start before now(), for real, with the state as it still is (touch() comes before
+// the change). Then the CPU is an ordinary runnable agent again.
+void Chip::wake_from_doze() {
+  dozing_ = false;
+  ++doze_counters_.wakes;
+  const uint64_t end = clock_.next_cycle(kernel_.now());
+  const uint64_t c = cycle_origin_ + cpu_.cycles();
+  const uint64_t period = doze_loop_.instructions * params_.costs.base_cycles + doze_loop_.stall_cycles;
+  if (c < end && period > 0) {
+    const uint64_t k = (end - c) / period;
+    if (k > 0) {
+      cpu_.skip_repeats(k * doze_loop_.instructions, k * doze_loop_.stall_cycles);
+      if (instrument_) instrument_->repeat(doze_loop_.steps, k);
+      doze_counters_.skipped_iterations += k;
+      doze_counters_.skipped_instructions += k * doze_loop_.instructions;
+    }
+    while (cycle_origin_ + cpu_.cycles() < end) {
+      const RunResult r = run_toward(end);
+      if (r.reason != StopReason::Limit)
+        throw std::logic_error(name_ + ": doze: the repeated loop at " + hex(doze_loop_.head) +
+                               " did not run as it did when proven");
+    }
+  }
+  kernel_.wake(agent_, local_time());
 }
 
 sim::Time Chip::pause() {
@@ -228,6 +394,7 @@ sim::Time Chip::pause() {
 // the world went on meanwhile, the CPU's clock jumps to the next edge: a paused CPU does
 // not execute, so that time is lost to it.
 void Chip::resume() {
+  touch();
   if (!paused_) return;
   paused_ = false;
   if (!running()) return;
@@ -308,6 +475,8 @@ MmioStatus Chip::privileged() {
 // The CPU's access to a register block: routed and checked, ending the batch where the
 // block says the access needs its exact time.
 MmioStatus Chip::block_access(uint32_t addr, isa::Width width, bool is_write, uint32_t& value) {
+  // A block's registers may change without a touch (its own network input): no doze.
+  watch_.fail();
   AttachedBlock* b = block_at(addr, width);
   if (!b) return MmioStatus::Error;
   const uint32_t off = addr - b->base;
@@ -331,6 +500,7 @@ MmioStatus Chip::read(uint32_t addr, isa::Width width, uint32_t& value) {
   if (width != isa::Width::Word) return MmioStatus::BadWidth;
   if (cpu_.user_mode()) return privileged(); // the LANai's registers are the kernel's
   if (needs_exact_time(off, false) && !exact_ok_) return MmioStatus::Yield;
+  if (off == regs::LINK_STATUS) watch_.fail(); // the link's STOP changes it without a touch
   return reg_read(off, value);
 }
 
@@ -355,6 +525,7 @@ MmioStatus Chip::reg_read(uint32_t offset, uint32_t& value) {
 MmioStatus Chip::reg_write(uint32_t offset, uint32_t value, bool from_host) {
   if (read_only(offset) && !(from_host && offset == regs::HOST_SIG))
     return fail(std::string(reg_name(offset)) + " is read-only");
+  touch_reg(offset); // the host's writes (the CPU's own are stores: it is not dozing)
   switch (offset) {
   case regs::ISR:
     isr_ &= ~(value & ~regs::kLevelBits);
@@ -422,6 +593,7 @@ MmioStatus Chip::reg_write(uint32_t offset, uint32_t value, bool from_host) {
 }
 
 void Chip::set_isr(uint32_t bits) {
+  touch_reg(regs::ISR);
   isr_ |= bits & ~regs::kLevelBits;
   update_irq();
 }
@@ -435,6 +607,7 @@ void Chip::update_irq() {
 }
 
 void Chip::route_interrupt_to_cpu(int line) {
+  touch();
   if (line >= 32) throw std::invalid_argument("route_interrupt_to_cpu: line " + std::to_string(line) + " (0..31)");
   if (irq_cpu_line_ >= 0) cpu_.set_interrupt_line(unsigned(irq_cpu_line_), false);
   irq_cpu_line_ = line;
@@ -474,6 +647,9 @@ void Chip::start_host_dma(uint32_t count) {
 
 void Chip::host_dma_done(bool to_host, uint32_t lar, uint64_t ear, uint32_t count,
                          sim::Time start) {
+  if (!to_host) touch_sram(lar, count);
+  touch_reg(regs::CTR);
+  touch_engines();
   if (to_host) {
     host_->host_write(ear, std::span<const uint8_t>(sram_.data() + lar, count));
     counters_.host_dma_bytes_to_host += count;
@@ -525,6 +701,7 @@ void Chip::pump_send() {
     const uint32_t n = std::min(space, send_limit_ - smp_);
     auto& bytes = send_packet_->bytes;
     bytes.insert(bytes.end(), sram_.data() + smp_, sram_.data() + smp_ + n);
+    touch_reg(regs::SMP);
     smp_ += n;
     counters_.bytes_sent += n;
     const bool last = send_tail_ && smp_ == send_limit_;
@@ -539,6 +716,7 @@ void Chip::pump_send() {
     send_packet_.reset();
     ++counters_.packets_sent;
   }
+  touch_engines();
   send_busy_ = false;
   counters_.send_busy_ps += kernel_.now() - send_started_;
   update_irq();
@@ -574,6 +752,8 @@ uint32_t Chip::accept(const net::Chunk& chunk) {
   if (take > 0 && !sram_.contains(rmp_, take)) take = rmp_ < sram_.size() ? sram_.size() - rmp_ : 0;
   if (take > 0) {
     if (receive_started_ < 0) receive_started_ = kernel_.now();
+    touch_sram(rmp_, take);
+    touch_reg(regs::RMP);
     std::copy_n(chunk.packet->bytes.data() + chunk.offset, take, sram_.data() + rmp_);
     cpu_.invalidate(rmp_, take);
     rmp_ += take;
@@ -590,10 +770,12 @@ uint32_t Chip::accept(const net::Chunk& chunk) {
     rx_head_seen_ = false;
     if (receive_started_ >= 0) counters_.receive_busy_ps += kernel_.now() - receive_started_;
     receive_started_ = -1;
+    touch_reg(regs::RECV_STATUS);
     recv_status_ = chunk.packet->status & (net::kCrcError | net::kTruncated);
     ++counters_.packets_received;
     uint32_t bits = regs::RECV_INT_BIT;
     if (chunk.packet->status & net::kCrcError) {
+      touch_reg(regs::CRC_ERRORS);
       ++counters_.crc_errors;
       bits |= regs::CRC_INT_BIT;
     }
@@ -607,6 +789,7 @@ uint32_t Chip::accept(const net::Chunk& chunk) {
 // ---- register blocks ----------------------------------------------------------------------
 
 RegisterBlock& Chip::attach_block(uint32_t base, std::unique_ptr<RegisterBlock> block) {
+  touch();
   if (!block) throw std::invalid_argument(name_ + ": attach_block with no block");
   const std::string what = block->name() + " at " + hex(base);
   const uint64_t size = block->size_bytes();
@@ -662,7 +845,9 @@ sim::EventId Chip::schedule_in(sim::Time delay, std::function<void()> fn, uint32
   return kernel_.schedule_in(
       delay,
       [this, gen, fn = std::move(fn)] {
-        if (gen == generation_) fn();
+        if (gen != generation_) return;
+        touch();
+        fn();
       },
       tag);
 }
@@ -671,10 +856,12 @@ void Chip::raise_isr(uint32_t bits) {
   if (bits & ~regs::kBlockIsrBits)
     throw std::logic_error(name_ + ": a register block raised ISR bits " + hex(bits) +
                            " outside kBlockIsrBits (" + hex(regs::kBlockIsrBits) + ")");
+  touch();
   if (powered_) set_isr(bits);
 }
 
 bool Chip::sram_write(uint32_t offset, std::span<const uint8_t> bytes) {
+  touch();
   if (!sram_.contains(offset, uint32_t(bytes.size())) || bytes.size() > sram_.size()) return false;
   std::copy(bytes.begin(), bytes.end(), sram_.data() + offset);
   cpu_.invalidate(offset, uint32_t(bytes.size()));
@@ -688,6 +875,7 @@ bool Chip::sram_read(uint32_t offset, std::span<uint8_t> bytes) const {
 }
 
 void Chip::host_write_block(uint32_t addr, uint32_t value) {
+  touch();
   AttachedBlock* b = addr >= kBlockWindowBase && addr < kBlockWindowEnd && addr % 4 == 0
                          ? block_at(addr, isa::Width::Word)
                          : nullptr;
@@ -702,6 +890,7 @@ void Chip::host_write_block(uint32_t addr, uint32_t value) {
 }
 
 uint32_t Chip::host_read_block(uint32_t addr) {
+  touch(); // a block's read may change its state
   AttachedBlock* b = addr >= kBlockWindowBase && addr < kBlockWindowEnd && addr % 4 == 0
                          ? block_at(addr, isa::Width::Word)
                          : nullptr;
@@ -737,6 +926,7 @@ void Chip::host_write_sram(uint32_t offset, std::span<const uint8_t> bytes) {
   if (!sram_.contains(offset, uint32_t(bytes.size())))
     throw std::out_of_range(name_ + ": host PIO write of " + std::to_string(bytes.size()) +
                             " bytes at SRAM " + hex(offset) + " is outside SRAM");
+  touch_sram(offset, uint32_t(bytes.size()));
   std::copy(bytes.begin(), bytes.end(), sram_.data() + offset);
   cpu_.invalidate(offset, uint32_t(bytes.size()));
   emit(ChipEvent::HostWrite, uint32_t(bytes.size()));

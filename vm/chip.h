@@ -10,6 +10,15 @@
 // it yields, is resumed at exactly the time of that instruction, performs the access
 // and ends the batch. Everything else a register read returns only changes at events,
 // which the CPU never runs past, so batching cannot change any result.
+//
+// Doze (vm/doze.h). A CPU proven to be repeating a loop that stores nothing and reads
+// nothing that changes without an event leaves the runnable agents: it no longer bounds
+// other chips' horizons nor runs instruction by instruction. Every change the engines, the
+// host or a register block make to what the CPU can read goes through touch() (or the
+// narrower touch_sram/touch_reg) first; a change to something the loop reads wakes it,
+// with its counters advanced by whole iterations and the partial one run for real. The
+// environment variable LANAIKIT_DOZE=0 turns it off (results are identical; only the
+// speed differs).
 #pragma once
 
 #include "net/link.h"
@@ -18,6 +27,7 @@
 #include "event/time.h"
 #include "vm/chip_regs.h"
 #include "vm/cpu.h"
+#include "vm/doze.h"
 #include "vm/host_port.h"
 #include "vm/mmio.h"
 #include "vm/register_block.h"
@@ -29,6 +39,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace lanaikit::vm {
@@ -126,12 +137,34 @@ public:
 
   // At most this many instructions per batch (0 = no limit). 1 is the reference the
   // batching tests compare against.
-  void set_max_batch(uint64_t n) { max_batch_ = n; }
+  void set_max_batch(uint64_t n) {
+    touch();
+    max_batch_ = n;
+  }
+
+  // Doze (vm/doze.h): an idle CPU proven to repeat a loop unchanged stops running until
+  // something it reads changes; results are the same with it on (the default) or off.
+  void set_doze(bool on);
+  bool doze_enabled() const { return doze_enabled_; }
+  bool dozing() const { return dozing_; }
+  // Brings a dozing CPU to now() (its counters, pc and registers as if it had run all
+  // along) and wakes it; nothing otherwise. Whoever reads the CPU's state in the middle of
+  // a run (not after run_until, which settles) calls it first.
+  void settle() override { touch(); }
+  struct DozeCounters {
+    uint64_t watches = 0, proven = 0, failed = 0; // fixed-point watches and their outcomes
+    uint64_t wakes = 0;                            // dozes ended (a touch or a settle)
+    uint64_t skipped_iterations = 0, skipped_instructions = 0;
+  };
+  const DozeCounters& doze_counters() const { return doze_counters_; }
 
   // Runs the CPU on the reference model with `ins` around every instruction (the
   // profiler, the debugger); null returns to the fast interpreter. Results are the same
   // either way (only the speed differs).
-  void set_instrument(Instrument* ins) { instrument_ = ins; }
+  void set_instrument(Instrument* ins) {
+    touch();
+    instrument_ = ins;
+  }
   Instrument* instrument() const { return instrument_; }
   // An Instrument stopped the CPU before an instruction (StopReason::Break): the chip
   // pauses (its engines go on) and calls `fn`; resume() lets the CPU go on (also from
@@ -195,6 +228,31 @@ public:
 
 private:
   sim::Time advance(sim::Time horizon) override;
+  // One run of the CPU toward absolute cycle `end` (a cycle budget, or an instruction
+  // budget that surely fits), as a batch makes it.
+  RunResult run_toward(uint64_t end);
+  // Doze (vm/doze.h). touch(): something the CPU may read is about to change (or the
+  // run's state is about to be read): a dozing CPU is brought to now() first; a watch
+  // starts over.
+  void touch() {
+    if (watch_.watching()) watch_.restart();
+    if (dozing_) wake_from_doze();
+  }
+  // Narrower touches, for the engines' frequent changes: SRAM bytes about to be written;
+  // one LANai register's value about to change; an engine's busy flag (ISR's DMA and SEND
+  // bits, and the profiler's DMA wait). A dozing CPU whose loop reads none of it dozes on.
+  void touch_sram(uint32_t offset, uint32_t len);
+  void touch_reg(uint32_t offset);
+  void touch_engines() {
+    if (instrument_) touch();
+    else touch_reg(regs::ISR);
+  }
+  void wake_from_doze();
+  // The CPU's instruction count at now(): a dozing CPU's by arithmetic.
+  uint64_t instructions_now() const;
+  void start_watch();
+  sim::Time begin_doze();
+  void end_watch();
   // Register semantics shared by the CPU and the host.
   bool needs_exact_time(uint32_t offset, bool is_write) const;
   struct AttachedBlock {
@@ -213,13 +271,20 @@ private:
   bool sram_write(uint32_t offset, std::span<const uint8_t> bytes) override;
   bool sram_read(uint32_t offset, std::span<uint8_t> bytes) const override;
   uint32_t sram_size() const override { return sram_.size(); }
-  void set_cpu_line(unsigned line, bool level) override { cpu_.set_interrupt_line(line, level); }
+  void set_cpu_line(unsigned line, bool level) override {
+    touch();
+    cpu_.set_interrupt_line(line, level);
+  }
   bool cpu_user_mode() const override { return cpu_.user_mode(); }
   uint64_t cpu_user_cycles() const override { return cpu_.user_cycles(); }
   void set_cpu_user_alarm(uint64_t at, std::function<void()> fn) override {
+    touch();
     cpu_.set_user_alarm(at, std::move(fn));
   }
-  void clear_cpu_user_alarm() override { cpu_.clear_user_alarm(); }
+  void clear_cpu_user_alarm() override {
+    touch();
+    cpu_.clear_user_alarm();
+  }
   MmioStatus reg_read(uint32_t offset, uint32_t& value);
   MmioStatus reg_write(uint32_t offset, uint32_t value, bool from_host);
   MmioStatus fail(std::string detail);
@@ -256,7 +321,7 @@ private:
   std::vector<std::function<void(const ChipEventRecord&)>> on_event_;
   void emit(ChipEvent kind, uint32_t bytes) {
     if (on_event_.empty()) return;
-    const ChipEventRecord r{kind, kernel_.now(), cpu_.instructions(), bytes};
+    const ChipEventRecord r{kind, kernel_.now(), instructions_now(), bytes};
     for (auto& fn : on_event_)
       if (fn) fn(r);
   }
@@ -296,6 +361,36 @@ private:
   uint32_t host_sig_ = 0;
   uint32_t recv_status_ = 0;
   uint32_t generation_ = 0; // bumps on reset/power-off, so stale engine callbacks are ignored
+
+  // Doze. A watch gives up after kWatchInstructions (a poll loop that checks several
+  // queues is tens of instructions); after a failure the next one waits kMaxWatchBackoff
+  // instructions at most (a failed watch runs on the reference model: a busy CPU pays for
+  // it about 1%).
+  static constexpr uint32_t kWatchInstructions = 256;
+  static constexpr uint32_t kMaxWatchBackoff = 4096;
+  static constexpr size_t kKnownLoops = 8;
+  SpinWatch watch_{cpu_, sram_};
+  bool doze_enabled_ = true;
+  bool dozing_ = false;
+  DozeLoop doze_loop_;
+  // What the dozing loop reads: SRAM ranges [first, second), LANai registers (a bit per
+  // word of the register page), or something else (the CPU's control registers, the bare
+  // ABI words), which any touch counts as changed.
+  std::vector<std::pair<uint32_t, uint32_t>> doze_sram_;
+  uint64_t doze_regs_[2] = {0, 0};
+  bool doze_reads_other_ = false;
+  uint64_t watch_after_ = 0;      // the next watch starts at this instruction count
+  static constexpr uint32_t kMinWatchBackoff = 32;
+  uint32_t watch_backoff_ = kMinWatchBackoff; // instructions to wait after a failed watch (doubles)
+  uint64_t known_after_ = 0;      // the next watch started by a known loop's pc starts here
+  bool watch_in_known_ = false;   // this watch was
+  static constexpr uint32_t kKnownBackoff = 64;
+  // The instruction addresses of loops that dozed before (sorted; the last kKnownLoops
+  // loops' heads in known_heads_): a batch that ends at one starts a watch.
+  std::vector<uint32_t> known_pcs_;
+  std::vector<uint32_t> known_heads_;
+  void remember_loop(const DozeLoop& loop);
+  DozeCounters doze_counters_;
 };
 
 } // namespace lanaikit::vm

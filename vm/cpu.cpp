@@ -145,6 +145,8 @@ static uint32_t width_bytes(Width w) { return w == Width::Word ? 4 : w == Width:
 Cpu::StepStatus Cpu::load(uint32_t addr, Width width, bool zero_ext, uint32_t& value) {
   const uint32_t n = width_bytes(width);
   if (addr & (n - 1)) return set_fault(FaultKind::MisalignedAccess, addr, "load");
+  if (load_log_) [[unlikely]]
+    load_log_->push_back(LoadRecord{addr, n});
   if (sram_.contains(addr, n)) {
     const uint8_t* p = sram_.data() + addr;
     switch (width) {
@@ -419,6 +421,19 @@ RunResult Cpu::step_reference(uint64_t max_insns, const TraceFn& trace) {
   if (fault_) return {StopReason::Fault, done};
   if (halted_) return {StopReason::Halted, done};
   return {StopReason::Limit, done};
+}
+
+Cpu::Snapshot Cpu::snapshot() const {
+  Snapshot s;
+  std::copy_n(regs_, 32, s.regs);
+  s.sw = regs_[kSwReg];
+  s.pc = pc_;
+  s.npc = npc_;
+  s.nnpc = nnpc_;
+  s.lazy_sub = core_.lazy_sub;
+  s.lazy_a = core_.lazy_a;
+  s.lazy_b = core_.lazy_b;
+  return s;
 }
 
 RunResult Cpu::run_instrumented(uint64_t budget, bool cycle_budget, Instrument& ins) {

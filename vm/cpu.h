@@ -39,6 +39,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace lanaikit::vm {
 
@@ -83,6 +84,12 @@ enum class StopReason : uint8_t {
   Break,  // an Instrument asked to stop before an instruction (a breakpoint, a watchpoint)
 };
 
+// One instruction of a loop iteration the CPU is known to repeat unchanged (vm/doze.h):
+// where it is, its cycles (base cost plus stalls) and its stall cycles.
+struct RepeatStep {
+  uint32_t pc, cycles, stalls;
+};
+
 // Hooks around every instruction, for the profiler and the debugger. Only
 // Cpu::run_instrumented calls them (on the reference model): the fast interpreter knows
 // nothing of them, so they cost nothing when nobody instruments.
@@ -94,6 +101,21 @@ public:
   virtual bool before(uint32_t pc) = 0;
   // After it completed (not after a fault or a yield): its cycles, base cost plus stalls.
   virtual void after(uint32_t pc, uint32_t cycles) = 0;
+
+  // Doze (vm/doze.h). An idle chip's CPU skips whole iterations of a loop it is proven to
+  // repeat unchanged; an instrument that can account for them without seeing each says so
+  // (can_repeat) and gets repeat(): `times` more runs of `iteration`, each instruction's
+  // before()/after() as if they had been called. The default (a debugger, whose
+  // breakpoints must see every instruction) keeps the CPU stepping.
+  virtual bool can_repeat() const { return false; }
+  virtual void repeat(const std::vector<RepeatStep>& iteration, uint64_t times) {
+    (void)iteration;
+    (void)times;
+  }
+  // Changes whenever before()/after() did more than count (the profiler: a handler
+  // invocation began or ended). A loop whose iteration leaves it unchanged repeats
+  // arithmetically; one that moves it does not doze.
+  virtual uint64_t epoch() const { return 0; }
 };
 
 struct RunResult {
@@ -210,6 +232,26 @@ public:
 
   // Turns an instruction-limit stop into an InstructionBudget fault (for `lanaikit exec`).
   void raise_budget_fault();
+
+  // Doze (vm/doze.h): everything that decides what the CPU does next, so two moments with
+  // equal snapshots (and nothing else changed) are the same point of a loop; and the
+  // counters advanced for whole iterations of such a loop without running them.
+  struct Snapshot {
+    uint32_t regs[32], sw, pc, npc, nnpc, lazy_sub, lazy_a, lazy_b;
+    bool operator==(const Snapshot&) const = default;
+  };
+  Snapshot snapshot() const;
+  // Every data load the reference model makes (address, bytes) is appended to `log`
+  // while it is set (the doze watch's read set); null stops it.
+  struct LoadRecord {
+    uint32_t addr, bytes;
+    bool operator==(const LoadRecord&) const = default;
+  };
+  void set_load_log(std::vector<LoadRecord>* log) { load_log_ = log; }
+  void skip_repeats(uint64_t insns, uint64_t stall_cycles) {
+    instructions_ += insns;
+    stall_cycles_ += stall_cycles;
+  }
 
   uint64_t instructions() const { return instructions_; }
   uint64_t stall_cycles() const { return stall_cycles_; }
@@ -366,6 +408,7 @@ private:
   uint64_t alarm_at_ = 0;
   std::function<void()> alarm_fn_;
   uint64_t unattributed_stalls_ = 0; // entry cycles for run_instrumented's next after()
+  std::vector<LoadRecord>* load_log_ = nullptr;
 };
 
 // Granule of the code map that stores check: one word, so that data next to code (a table

@@ -36,6 +36,7 @@ uint32_t Profiler::add_trap_vector(std::string name, uint32_t entry) {
 }
 
 void Profiler::finish_innermost() {
+  ++epoch_;
   Active a = std::move(active_.back());
   active_.pop_back();
   a.inv.end = now();
@@ -70,6 +71,7 @@ bool Profiler::before(uint32_t pc) {
       a.inv.handler = h - 1;
       a.inv.start = now();
       active_.push_back(a);
+      ++epoch_;
     }
   }
   stalls_at_before_ = cpu_.stall_cycles();
@@ -93,6 +95,31 @@ void Profiler::after(uint32_t pc, uint32_t cycles) {
     a.inv.cycles += cycles;
     a.inv.stall_cycles += stalls;
     if (dma) a.inv.dma_wait_cycles += cycles;
+  }
+}
+
+void Profiler::repeat(const std::vector<RepeatStep>& iteration, uint64_t times) {
+  uint64_t insns = 0, cycles = 0, stalls = 0;
+  for (const RepeatStep& s : iteration) {
+    if (s.pc / 4 < insns_.size()) {
+      insns_[s.pc / 4] += times;
+      cycles_[s.pc / 4] += times * s.cycles;
+    }
+    insns += 1;
+    cycles += s.cycles;
+    stalls += s.stalls;
+  }
+  total_insns_ += times * insns;
+  total_cycles_ += times * cycles;
+  if (active_.empty()) return;
+  handler_cycles_ += times * cycles;
+  // The engines' state cannot change while the CPU dozes (a change wakes it first).
+  const bool dma = dma_busy_ && dma_busy_();
+  for (Active& a : active_) {
+    a.inv.instructions += times * insns;
+    a.inv.cycles += times * cycles;
+    a.inv.stall_cycles += times * stalls;
+    if (dma) a.inv.dma_wait_cycles += times * cycles;
   }
 }
 

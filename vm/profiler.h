@@ -74,6 +74,11 @@ public:
 
   bool before(uint32_t pc) override;
   void after(uint32_t pc, uint32_t cycles) override;
+  // Doze (vm/doze.h): an iteration that starts and ends no invocation repeats by
+  // multiplication: every count, and every active invocation's totals.
+  bool can_repeat() const override { return true; }
+  void repeat(const std::vector<RepeatStep>& iteration, uint64_t times) override;
+  uint64_t epoch() const override { return epoch_; }
 
   const std::vector<uint64_t>& instructions_by_word() const { return insns_; }
   const std::vector<uint64_t>& cycles_by_word() const { return cycles_; }
@@ -114,6 +119,7 @@ private:
   uint64_t dropped_ = 0;
   uint64_t handler_cycles_ = 0, total_cycles_ = 0, total_insns_ = 0;
   uint64_t stalls_at_before_ = 0;
+  uint64_t epoch_ = 0; // invocations begun or ended
 };
 
 } // namespace lanaikit::vm

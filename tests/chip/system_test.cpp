@@ -28,9 +28,10 @@ const assembler::FirmwareImage& echo_fw() {
   return img;
 }
 
-sim::EchoResult echo(uint64_t max_batch, bool profile = false) {
+sim::EchoResult echo(uint64_t max_batch, bool profile = false, bool doze = true) {
   sim::EchoConfig c;
   c.profile = profile;
+  c.doze = doze;
   c.cluster = vmmc(2);
   c.sizes = {4, 200, 1500};
   c.warmup = 1;
@@ -54,6 +55,64 @@ TEST(System, BatchingNeverChangesTheEventTrace) {
     EXPECT_EQ(ref.sizes[i].recv_insns, fast.sizes[i].recv_insns);
   }
   EXPECT_GT(ref.agent_batches, 2 * fast.agent_batches); // the batches did differ
+}
+
+// Idle chips doze (vm/doze.h): a CPU proven to repeat its poll loop leaves the kernel's
+// agents and its counters advance by arithmetic. The reference runs every instruction one
+// batch at a time with dozing off; dozing with any batch size gives the same trace, times,
+// instruction counts, and (profiled) the same per-handler records.
+void expect_same_run(const sim::EchoResult& ref, const sim::EchoResult& r) {
+  EXPECT_EQ(ref.trace_hash, r.trace_hash);
+  EXPECT_EQ(ref.guest_instructions, r.guest_instructions);
+  EXPECT_EQ(ref.simulated, r.simulated);
+  ASSERT_EQ(ref.sizes.size(), r.sizes.size());
+  for (size_t i = 0; i < ref.sizes.size(); ++i) {
+    EXPECT_EQ(ref.sizes[i].one_way, r.sizes[i].one_way);
+    EXPECT_EQ(ref.sizes[i].send_insns, r.sizes[i].send_insns);
+    EXPECT_EQ(ref.sizes[i].recv_insns, r.sizes[i].recv_insns);
+  }
+}
+
+TEST(System, SleepingChipsChangeNothing) {
+  const sim::EchoResult ref = echo(1, false, false);
+  EXPECT_EQ(ref.dozed_instructions, 0u);
+  for (uint64_t batch : {uint64_t(1), uint64_t(7), uint64_t(0)}) {
+    SCOPED_TRACE(batch);
+    const sim::EchoResult r = echo(batch, false, true);
+    expect_same_run(ref, r);
+    // The chips did doze, for a good share of their instructions.
+    EXPECT_GT(r.dozed_instructions, ref.guest_instructions / 4);
+  }
+  EXPECT_LT(echo(0, false, true).agent_batches, echo(0, false, false).agent_batches);
+
+  // Profiled: the per-handler records (every invocation's instructions, cycles, stalls and
+  // DMA wait) and the per-line report are the same when the CPU dozes inside or between
+  // handlers.
+  const sim::EchoResult pref = echo(1, true, false), pdoze = echo(0, true, true);
+  expect_same_run(ref, pref);
+  expect_same_run(pref, pdoze);
+  EXPECT_GT(pdoze.dozed_instructions, 0u);
+  ASSERT_EQ(pref.handlers.size(), pdoze.handlers.size());
+  for (size_t n = 0; n < pref.handlers.size(); ++n) {
+    ASSERT_EQ(pref.handlers[n].size(), pdoze.handlers[n].size());
+    for (size_t h = 0; h < pref.handlers[n].size(); ++h) {
+      const auto& a = pref.handlers[n][h];
+      const auto& b = pdoze.handlers[n][h];
+      EXPECT_EQ(a.instructions.count, b.instructions.count);
+      for (auto [x, y] : {std::pair{a.instructions, b.instructions}, {a.cycles, b.cycles},
+                          {a.stall_cycles, b.stall_cycles}, {a.dma_wait_cycles, b.dma_wait_cycles},
+                          {a.duration_ps, b.duration_ps}}) {
+        EXPECT_EQ(x.min, y.min);
+        EXPECT_EQ(x.max, y.max);
+        EXPECT_EQ(x.median, y.median);
+        EXPECT_EQ(x.p99, y.p99);
+        EXPECT_EQ(x.mean, y.mean);
+        EXPECT_EQ(x.log2_histogram, y.log2_histogram);
+      }
+    }
+    EXPECT_EQ(pref.profiles[n], pdoze.profiles[n]);
+  }
+  EXPECT_EQ(pref.utilisation, pdoze.utilisation);
 }
 
 // The profiler runs the CPUs on the reference model with hooks: nothing observable may
