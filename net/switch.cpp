@@ -152,6 +152,9 @@ void Switch::arbitrate(uint32_t out) {
   in.state = State::Forwarding;
   in.out_packet = std::make_shared<Packet>();
   in.out_packet->id = in.in_packet->id;
+  // Its bytes come chunk by chunk; the sender's capacity is its size (a NIC reserves each
+  // piece it sends), so reserve it rather than grow by doubling.
+  in.out_packet->bytes.reserve(in.in_packet->bytes.capacity());
   ++counters_.packets_routed;
   ++counters_.routed_by_port[out];
   kernel_.trace(uint64_t(winner) << 32 | out);

@@ -253,7 +253,10 @@ void Chip::start_watch() {
   if (instrument_ && !instrument_->can_repeat()) return;
   const uint64_t n = cpu_.instructions();
   if (n < watch_after_) {
-    if (n < known_after_ || !std::binary_search(known_pcs_.begin(), known_pcs_.end(), cpu_.pc())) return;
+    const uint32_t pc = cpu_.pc();
+    if (n < known_after_ || known_pcs_.empty() || pc < known_pcs_.front() || pc > known_pcs_.back() ||
+        !std::binary_search(known_pcs_.begin(), known_pcs_.end(), pc))
+      return;
     watch_in_known_ = true;
   }
   watch_.begin(instrument_, kWatchInstructions);
@@ -682,6 +685,8 @@ MmioStatus Chip::start_send(uint32_t limit, bool tail) {
     send_packet_->id = next_packet_id_++;
     tx_->stream_begin(send_packet_);
   }
+  // The bytes arrive a FIFO's worth at a time: room for this piece now, not by doubling.
+  send_packet_->bytes.reserve(send_packet_->bytes.size() + (limit - smp_));
   send_limit_ = limit;
   send_tail_ = tail;
   send_busy_ = true;

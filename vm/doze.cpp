@@ -1,5 +1,6 @@
 #include "vm/doze.h"
 
+#include "base/bytes.h"
 #include "isa/inst.h"
 
 #include <algorithm>
@@ -42,7 +43,7 @@ void SpinWatch::changing(uint32_t addr, uint32_t len) {
 // without a touch: the instruction alone cannot tell SRAM from a register.)
 bool SpinWatch::pure(uint32_t pc) {
   if (pc % 4 != 0 || !sram_.contains(pc, 4)) return false;
-  const uint32_t word = sram_.read32(pc);
+  const uint32_t word = load_be32(sram_.data() + pc);
   PureEntry& e = pure_cache_[(pc >> 2) % pure_cache_.size()];
   if (e.pc != pc || e.word != word) {
     const auto in = isa::decode(word);

@@ -92,7 +92,7 @@ private:
     uint32_t pc = 1, word = 0; // pc 1: empty (never an instruction address)
     bool pure = false;
   };
-  std::array<PureEntry, 64> pure_cache_{};
+  std::array<PureEntry, 1024> pure_cache_{};
 
   Cpu& cpu_;
   const Sram& sram_;
