@@ -5,23 +5,34 @@
 #
 #   sh bench/cluster_speed/run.sh BUILD_BEFORE/tools/lanaikit [BUILD_AFTER/tools/lanaikit]
 #
+# BEFORE_TREE=DIR runs the before binary in DIR (its own source tree, so that it runs its
+# own version of the scripts: an old binary finds its Lua libraries relative to its tree).
+# Each binary runs every command once first, untimed, so its firmware cache is warm (a
+# cold cache times the firmware compiler, not the simulation).
+#
 # Run from the source tree (the scripts are found relative to it). One run per cell: on
 # the shared machine user time moves by 20-30% with the load, so quote the callgrind
 # table (CALLGRIND=1: host instructions of short runs, start-up included), which does not.
 set -e
-before=$1
-after=$2
+before=${1:+$(realpath "$1")}
+after=${2:+$(realpath "$2")}
 [ -n "$before" ] || { echo "usage: $0 LANAIKIT_BEFORE [LANAIKIT_AFTER]" >&2; exit 2; }
 
-cpu() { # binary, arguments...: user seconds of one run
+here=$(pwd)
+tree() { # binary: the directory it runs in
+  if [ "$1" = "$before" ] && [ -n "$BEFORE_TREE" ]; then echo "$BEFORE_TREE"; else echo "$here"; fi
+}
+cpu() { # binary, arguments...: user seconds of one run (after a warm-up run)
   b=$1; shift
-  /usr/bin/time -f %U -o /tmp/cluster_speed.$$ "$b" "$@" >/dev/null 2>&1 || { echo "failed: $b $*" >&2; exit 1; }
+  (cd "$(tree "$b")" && "$b" "$@" >/dev/null 2>&1 &&
+     /usr/bin/time -f %U -o /tmp/cluster_speed.$$ "$b" "$@" >/dev/null 2>&1) || { echo "failed: $b $*" >&2; exit 1; }
   cat /tmp/cluster_speed.$$
 }
-ir() { # binary, arguments...: callgrind's instruction total
+ir() { # binary, arguments...: callgrind's instruction total (after a warm-up run)
   b=$1; shift
-  valgrind --tool=callgrind --callgrind-out-file=/dev/null "$b" "$@" 2>&1 >/dev/null |
-    sed -n 's/.*refs: *//p' | tr -d ,
+  (cd "$(tree "$b")" && "$b" "$@" >/dev/null 2>&1 &&
+     valgrind --tool=callgrind --callgrind-out-file=/dev/null "$b" "$@" 2>&1 >/dev/null |
+     sed -n 's/.*refs: *//p' | tr -d ,)
 }
 
 # table TITLE MEASURE RATIO_DECIMALS: one row per "name|lanaikit arguments" line on stdin,
