@@ -123,6 +123,56 @@ TEST(Chip, DoorbellFromAHostProcessByPostedPioWrite) {
   EXPECT_EQ(rang, 10 * sim::kMicrosecond + 121 * sim::kNanosecond);
 }
 
+// Idle chips doze (vm/doze.h): a CPU polling one SRAM word dozes; host writes to other
+// words do not wake it, the write to its word does, at once; the run is the same as with
+// every instruction executed (counts, cycles, the time the loop ended).
+struct DozeRun {
+  uint64_t instructions, cycles, dozed, wakes;
+  uint32_t ended_rtc;
+  std::vector<uint64_t> doorbell_insns; // the CPU's count at each host write (chip events)
+};
+
+DozeRun poll_with_host_writes(bool doze) {
+  Rig r(10, 0x14000, 0x600D);
+  r.node->chip().set_doze(doze);
+  DozeRun out{};
+  r.node->chip().on_event([&](const vm::ChipEventRecord& e) {
+    if (e.kind == vm::ChipEvent::HostWrite) out.doorbell_insns.push_back(e.instructions);
+  });
+  r.node->spawn("host", [&](host::Process& p) -> host::Task {
+    for (int i = 0; i < 20; ++i) { // words the loop never reads
+      p.advance(3 * sim::kMicrosecond);
+      r.node->pio_write_word(p, 0x14100 + 4 * uint32_t(i), 0x1234 + uint32_t(i));
+    }
+    p.advance(5 * sim::kMicrosecond);
+    r.node->pio_write_word(p, 0x14000, 0x600D);
+    co_return;
+  });
+  r.run();
+  vm::Chip& chip = r.node->chip();
+  EXPECT_TRUE(chip.cpu().halted()) << chip.cpu().fault_report();
+  out.instructions = chip.cpu().instructions();
+  out.cycles = chip.cpu().cycles();
+  out.dozed = chip.doze_counters().skipped_instructions;
+  out.wakes = chip.doze_counters().wakes;
+  out.ended_rtc = r.result(0);
+  return out;
+}
+
+TEST(Chip, AnIdleCpuDozesUntilWhatItReadsChanges) {
+  const DozeRun ref = poll_with_host_writes(false), d = poll_with_host_writes(true);
+  EXPECT_EQ(ref.dozed, 0u);
+  EXPECT_EQ(d.instructions, ref.instructions);
+  EXPECT_EQ(d.cycles, ref.cycles);
+  EXPECT_EQ(d.ended_rtc, ref.ended_rtc);
+  EXPECT_EQ(d.doorbell_insns, ref.doorbell_insns); // counts at events while dozing
+  ASSERT_EQ(d.doorbell_insns.size(), 21u);
+  // Most of the run is the poll loop: dozed, and only the flag's write woke it (plus the
+  // end of each run_until, which settles it).
+  EXPECT_GT(d.dozed, ref.instructions * 9 / 10);
+  EXPECT_LE(d.wakes, 3u);
+}
+
 TEST(Chip, PioReadBlocksTheProcessForTheBusTransaction) {
   Rig r(7);
   uint32_t value = 0;

@@ -80,6 +80,11 @@ int main(void) {
     ISR = HOST_SIG_BIT;
     RESULT1 = ISR & HOST_SIG_BIT;
     break;
+  case 10: /* poll the SRAM word at ARG0 until it equals ARG1 (vm/doze.h's idle loop) */
+    while (W(ARG0) != ARG1) {
+    }
+    RESULT0 = RTC;
+    break;
   case 8: /* writing a read-only register: a fault */
     CRC_ERRORS = 1;
     break;
