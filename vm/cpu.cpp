@@ -240,10 +240,17 @@ Cpu::StepStatus Cpu::store(uint32_t addr, Width width, uint32_t value) {
   return StepStatus::Ok;
 }
 
+const std::optional<isa::Inst>& Cpu::decoded(uint32_t word) const {
+  if (!decode_cache_) decode_cache_ = std::make_unique<DecodeEntry[]>(kDecodeEntries);
+  DecodeEntry& e = decode_cache_[(word ^ (word >> 11) ^ (word >> 22)) % kDecodeEntries];
+  if (!e.valid || e.word != word) e = DecodeEntry{word, true, isa::decode(word)};
+  return e.inst;
+}
+
 bool Cpu::next_reads(uint32_t addr, unsigned r) const {
   if (r <= isa::R1 || r == isa::PC) return false;
   if (addr % 4 != 0 || !sram_.contains(addr, 4)) return false;
-  const auto next = isa::decode(sram_.read32(addr));
+  const auto& next = decoded(load_be32(sram_.data() + addr));
   return next && ((isa::regs_read(*next) >> r) & 1);
 }
 
@@ -266,9 +273,9 @@ Cpu::StepStatus Cpu::step_one() {
   if (!sram_.contains(pc_, 4))
     return set_fetch_fault(FaultKind::FetchOutsideSram, "pc beyond the end of SRAM");
   const uint32_t word = load_be32(sram_.data() + pc_);
-  const auto decoded = isa::decode(word);
-  if (!decoded) return set_fault(FaultKind::IllegalInstruction, 0, "LLVM does not decode this word");
-  const isa::Inst& in = *decoded;
+  const auto& inst = decoded(word);
+  if (!inst) return set_fault(FaultKind::IllegalInstruction, 0, "LLVM does not decode this word");
+  const isa::Inst in = *inst; // a copy: an instruction's own loads may decode other words
 
   // The fetch stream after this instruction, unless it redirects it.
   uint32_t new_pc = npc_, new_npc = nnpc_, new_nnpc = nnpc_ + 4;

@@ -328,6 +328,17 @@ private:
 
   // Does the instruction at `addr` (if any) read register `r`? For the load-use interlock.
   bool next_reads(uint32_t addr, unsigned r) const;
+  // isa::decode, remembered: the reference model (the profiler, the debugger, doze watches)
+  // decodes the same few words over and over. A direct-mapped table by word, allocated on
+  // first use (a CPU that only ever runs the fast interpreter pays nothing).
+  struct DecodeEntry {
+    uint32_t word = 0;
+    bool valid = false;
+    std::optional<isa::Inst> inst;
+  };
+  static constexpr size_t kDecodeEntries = 256;
+  const std::optional<isa::Inst>& decoded(uint32_t word) const;
+  mutable std::unique_ptr<DecodeEntry[]> decode_cache_;
 
   // Fast-interpreter support (vm/interp.cpp).
   void build_slot(uint32_t index);
