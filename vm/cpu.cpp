@@ -5,6 +5,7 @@
 #include "vm/semantics.h"
 
 #include <algorithm>
+#include <cstring>
 #include <new>
 #include <type_traits>
 #include <cstdio>
@@ -89,9 +90,18 @@ void Cpu::invalidate(uint32_t addr, uint32_t len) {
   // a word in the range, or one of the two before it (whose predecoded slots looked
   // ahead), was ever decoded.
   const uint32_t from = first > 1 ? first - 2 : 0;
+  static_assert(kCodeMapShift == 2, "a code-map byte per word");
+  const uint8_t* map = code_map();
   bool code = false;
-  for (uint32_t w = from; w < last && !code; ++w)
-    code = code_map()[(uint64_t(w) * 4) >> kCodeMapShift] & kCodeMark;
+  uint32_t w = from;
+  // Eight map bytes at a time (a DMA of 4 KB checks 1,026 of them).
+  constexpr uint64_t kMarks = 0x0101010101010101ull * kCodeMark;
+  for (; w + 8 <= last && !code; w += 8) {
+    uint64_t m;
+    std::memcpy(&m, map + w, 8);
+    code = (m & kMarks) != 0;
+  }
+  for (; w < last && !code; ++w) code = map[w] & kCodeMark;
   if (code) invalidate_words(first, last);
 }
 
