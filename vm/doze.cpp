@@ -44,7 +44,8 @@ void SpinWatch::changing(uint32_t addr, uint32_t len) {
 bool SpinWatch::pure(uint32_t pc) {
   if (pc % 4 != 0 || !sram_.contains(pc, 4)) return false;
   const uint32_t word = load_be32(sram_.data() + pc);
-  PureEntry& e = pure_cache_[(pc >> 2) % pure_cache_.size()];
+  if (!pure_cache_) pure_cache_ = std::make_unique<PureEntry[]>(kPureEntries);
+  PureEntry& e = pure_cache_[(pc >> 2) % kPureEntries];
   if (e.pc != pc || e.word != word) {
     const auto in = isa::decode(word);
     e = PureEntry{pc, word, in && !in->is_store()};

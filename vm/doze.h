@@ -30,6 +30,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace lanaikit::vm {
@@ -87,12 +88,14 @@ private:
   bool arrive(uint32_t pc); // a backward transfer reached pc: true if the loop is proven
 
   // Whether the word at a pc may be in a loop, by (pc, word): a poll loop asks about the
-  // same few words over and over, and decoding is most of a watch's cost.
+  // same few words over and over, and decoding is most of a watch's cost. Allocated at
+  // the first watch (a chip that never watches, in a 1,024-node cluster, pays nothing).
   struct PureEntry {
     uint32_t pc = 1, word = 0; // pc 1: empty (never an instruction address)
     bool pure = false;
   };
-  std::array<PureEntry, 1024> pure_cache_{};
+  static constexpr size_t kPureEntries = 1024;
+  std::unique_ptr<PureEntry[]> pure_cache_;
 
   Cpu& cpu_;
   const Sram& sram_;
