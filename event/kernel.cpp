@@ -231,21 +231,19 @@ void Kernel::wake(size_t index, Time at) {
   if (at < now_)
     throw std::logic_error("agent woken in the past: at " + std::to_string(at) + " ps, now " +
                            std::to_string(now_) + " ps");
-  AgentState& a = agents_.at(index);
   set_resume(index, at);
-  if (a.dozing) {
-    a.dozing = false;
-    --dozing_;
-  }
+  end_doze(agents_.at(index));
 }
 
 void Kernel::sleep(size_t index) {
-  AgentState& a = agents_.at(index);
   set_resume(index, -1);
-  if (a.dozing) {
-    a.dozing = false;
-    --dozing_;
-  }
+  end_doze(agents_.at(index));
+}
+
+void Kernel::end_doze(AgentState& a) {
+  if (!a.dozing) return;
+  a.dozing = false;
+  --dozing_;
 }
 
 void Kernel::doze(size_t index) {

@@ -333,6 +333,7 @@ private:
   void ready_up(size_t i, Ready r);   // r goes into the hole at i, moving up
   void ready_down(size_t i, Ready r); // r goes into the hole at i, moving down
   void settle_dozing();
+  void end_doze(AgentState& a);
   size_t dozing_ = 0; // agents dozing
   void run_agent(size_t index, Time horizon);
   uint64_t run_events(Time limit); // run_until without settling
