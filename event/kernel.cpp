@@ -276,8 +276,25 @@ void Kernel::run_agent(size_t index, Time horizon) {
   else set_resume(index, -1);
 }
 
+// A run that throws (a chip's fault, a model's error) still brings dozing agents to now(),
+// so that the report of the failure (every chip's pc, counters, profile) reads them as if
+// they had run. Best effort: the error being thrown is the one that matters, so an agent
+// that cannot settle is left as it is.
+void Kernel::settle_after_failure() noexcept {
+  try {
+    if (dozing_ > 0) settle_dozing();
+  } catch (...) {
+  }
+}
+
 uint64_t Kernel::run_until(Time limit) {
-  const uint64_t ran = run_events(limit);
+  uint64_t ran = 0;
+  try {
+    ran = run_events(limit);
+  } catch (...) {
+    settle_after_failure();
+    throw;
+  }
   if (dozing_ > 0) settle_dozing();
   return ran;
 }
@@ -333,10 +350,12 @@ uint64_t Kernel::run_events(Time limit) {
       Slot& s;
       uint32_t index;
       ~Release() {
+        k.in_event_ = false;
         s.fn.reset();
         k.free_.push_back(index);
       }
     } release{*this, s, e.slot};
+    in_event_ = true;
     s.fn();
   }
   return ran;
@@ -345,7 +364,12 @@ uint64_t Kernel::run_events(Time limit) {
 uint64_t Kernel::run() {
   stop_ = false;
   uint64_t ran = 0;
-  while (!stop_ && !idle()) ran += run_events(next_time());
+  try {
+    while (!stop_ && !idle()) ran += run_events(next_time());
+  } catch (...) {
+    settle_after_failure();
+    throw;
+  }
   if (dozing_ > 0) settle_dozing();
   return ran;
 }

@@ -190,7 +190,7 @@ public:
 
   // Runs events until none is left at or before `limit`; then now() == limit (if the
   // queue reached it) or the time of the last event run. Returns the number run. Dozing
-  // agents are settled at the end.
+  // agents are settled at the end, also when an event or agent throws.
   uint64_t run_until(Time limit);
   // Runs every event (until the queue is empty or stop() is called).
   uint64_t run();
@@ -218,6 +218,16 @@ public:
   void set_lookahead(Time t) { lookahead_ = t; }
   Time lookahead() const { return lookahead_; }
   uint64_t agent_batches() const { return agent_batches_; }
+
+  // True while an event's callback runs and no pending event would run before an event
+  // scheduled now, at now(), with `order`: such an event would be the very next thing the
+  // kernel runs (events at an instant run before agents at it). A component whose event
+  // ends by scheduling a zero-delay follow-up may then do the follow-up's work in place,
+  // exactly as the follow-up would have (the order of everything else is unchanged; only
+  // the event count and trace hash differ): net::Link::sink_ready_last.
+  bool next_in_line(int8_t order = 0) const {
+    return in_event_ && (top_at_ != now_ || int8_t(uint8_t(top_.key >> kSeqBits) ^ 0x80u) > order);
+  }
 
   // No events pending (runnable agents do not count: a polling CPU is never idle).
   bool idle() const { return live_ == 0; }
@@ -308,6 +318,7 @@ private:
   uint64_t events_run_ = 0;
   uint64_t hash_ = 0xcbf29ce484222325ull;
   bool stop_ = false;
+  bool in_event_ = false; // an event's callback is running
 
   struct AgentState {
     Agent* agent;
@@ -333,6 +344,7 @@ private:
   void ready_up(size_t i, Ready r);   // r goes into the hole at i, moving up
   void ready_down(size_t i, Ready r); // r goes into the hole at i, moving down
   void settle_dozing();
+  void settle_after_failure() noexcept;
   void end_doze(AgentState& a);
   size_t dozing_ = 0; // agents dozing
   void run_agent(size_t index, Time horizon);

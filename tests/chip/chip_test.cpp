@@ -173,6 +173,40 @@ TEST(Chip, AnIdleCpuDozesUntilWhatItReadsChanges) {
   EXPECT_LE(d.wakes, 3u);
 }
 
+// A run that fails (here an event throws while the CPU dozes in its poll loop) still
+// brings the dozing CPU to the failure's time, so a report made then reads the CPU as if
+// it had run every instruction: the same count, cycles and pc as without dozing.
+TEST(Chip, AFailedRunSettlesADozingCpu) {
+  struct At {
+    uint64_t instructions, cycles;
+    uint32_t pc;
+    bool dozing;
+    uint64_t dozed;
+  };
+  auto fail_at_40us = [](bool doze) {
+    Rig r(10, 0x14000, 0x600D); // polls SRAM word 0x14000 for 0x600D, which never comes
+    r.node->chip().set_doze(doze);
+    r.node->spawn("host", [&](host::Process& p) -> host::Task {
+      for (uint32_t i = 0; i < 20; ++i) { // words the loop never reads: it dozes on
+        p.advance(3 * sim::kMicrosecond);
+        r.node->pio_write_word(p, 0x14100 + 4 * i, i);
+      }
+      co_return;
+    });
+    r.kernel.schedule_at(40 * sim::kMicrosecond, [] { throw std::runtime_error("a model failed"); });
+    EXPECT_THROW(r.kernel.run_until(sim::kMillisecond), std::runtime_error);
+    const vm::Chip& chip = r.node->chip();
+    return At{chip.cpu().instructions(), chip.cpu().cycles(), chip.cpu().pc(), chip.dozing(),
+              chip.doze_counters().skipped_instructions};
+  };
+  const At ref = fail_at_40us(false), d = fail_at_40us(true);
+  EXPECT_GT(d.dozed, 0u); // it did doze before the failure
+  EXPECT_FALSE(d.dozing);
+  EXPECT_EQ(d.instructions, ref.instructions);
+  EXPECT_EQ(d.cycles, ref.cycles);
+  EXPECT_EQ(d.pc, ref.pc);
+}
+
 TEST(Chip, PioReadBlocksTheProcessForTheBusTransaction) {
   Rig r(7);
   uint32_t value = 0;
