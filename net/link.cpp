@@ -251,6 +251,14 @@ void Link::sink_ready() {
       kTagDeliver);
 }
 
+void Link::sink_ready_last() {
+  if (!delivery_pending_ && !delivering_ && kernel_.next_in_line()) {
+    deliver();
+    return;
+  }
+  sink_ready();
+}
+
 void Link::deliver() {
   if (delivering_) return;
   delivering_ = true;

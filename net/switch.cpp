@@ -44,7 +44,8 @@ void Switch::attach_output(uint32_t port, Link& link) {
   outputs_[port].link = &link;
   link.set_on_tx_space([this, port] {
     const int h = outputs_[port].holder;
-    if (h >= 0 && inputs_[h].link) inputs_[h].link->sink_ready();
+    // The last thing the output's chunk-sent event does (Link::chunk_sent).
+    if (h >= 0 && inputs_[h].link) inputs_[h].link->sink_ready_last();
   });
 }
 
@@ -120,7 +121,7 @@ void Switch::route(Input& in) {
     else
       ++counters_.discarded_by_port[out];
     in.state = State::Discarding;
-    in.link->sink_ready();
+    in.link->sink_ready_last(); // route() is an event's whole work: this is its end
     return;
   }
   in.state = State::Waiting;
@@ -159,7 +160,7 @@ void Switch::arbitrate(uint32_t out) {
   ++counters_.routed_by_port[out];
   kernel_.trace(uint64_t(winner) << 32 | out);
   o.link->stream_begin(in.out_packet);
-  in.link->sink_ready();
+  in.link->sink_ready_last(); // arbitrate() is an event's whole work: this is its end
 }
 
 } // namespace lanaikit::net

@@ -54,6 +54,44 @@ TEST(Kernel, EventsScheduledNowFromAnEventRunAfterItInFifoOrder) {
   EXPECT_EQ(k.now(), 7);
 }
 
+// next_in_line(order): would an event scheduled now, at now(), with that order run right
+// after the current one? Checked against what actually runs next.
+TEST(Kernel, NextInLineSaysWhetherAZeroDelayEventWouldRunNext) {
+  Kernel k;
+  EXPECT_FALSE(k.next_in_line()); // not inside an event
+  std::vector<std::pair<bool, std::string>> said; // (next_in_line, what ran after it)
+  std::string log;
+  auto probe = [&](const char* name, int8_t order) {
+    // Ask, then schedule the follow-up and record what runs next.
+    said.push_back({k.next_in_line(order), ""});
+    const size_t i = said.size() - 1;
+    const size_t mark = log.size();
+    k.schedule_in(0, [&, i, mark, name] { said[i].second = log.substr(mark) + name; log += name; }, 0, order);
+  };
+  k.schedule_at(5, [&] { probe("x", 0); });            // alone at 5: x runs next
+  k.schedule_at(9, [&] { probe("y", 0); });            // "b" (order 0) is also at 9: it runs first
+  k.schedule_at(9, [&] { log += "b"; });
+  k.schedule_at(12, [&] { probe("z", 0); });           // only an order-1 event also at 12
+  k.schedule_at(12, [&] { log += "o"; }, 0, 1);
+  k.schedule_at(15, [&] { probe("w", 1); });           // same order as the pending one: FIFO
+  k.schedule_at(15, [&] { log += "p"; }, 0, 1);
+  k.schedule_at(16, [&] { probe("v", -1); });          // a lower order jumps ahead
+  k.schedule_at(16, [&] { log += "q"; });
+  k.run();
+  ASSERT_EQ(said.size(), 5u);
+  EXPECT_TRUE(said[0].first);
+  EXPECT_EQ(said[0].second, "x");
+  EXPECT_FALSE(said[1].first);
+  EXPECT_EQ(said[1].second, "by");
+  EXPECT_TRUE(said[2].first);
+  EXPECT_EQ(said[2].second, "z");
+  EXPECT_FALSE(said[3].first);
+  EXPECT_EQ(said[3].second, "pw");
+  EXPECT_TRUE(said[4].first);
+  EXPECT_EQ(said[4].second, "v");
+  EXPECT_FALSE(k.next_in_line());
+}
+
 TEST(Kernel, CancelledEventsDoNotRun) {
   Kernel k;
   int ran = 0;
