@@ -132,6 +132,13 @@ void Kernel::pop_min() {
   find_top();
 }
 
+void Kernel::drop_dead_now() {
+  while (!now_fifo_.empty() && !live(now_fifo_.front())) {
+    now_fifo_.pop_front();
+    --dead_;
+  }
+}
+
 // Keeps the earliest entry live.
 void Kernel::drop_dead_top() {
   while (top_at_ >= 0 && !live(top_)) {
@@ -155,6 +162,10 @@ void Kernel::compact() {
     run_front_[r] = run.empty() ? ~Key(0) : key_of(run.front());
     run_back_[r] = run.empty() ? 0 : key_of(run.back());
   }
+  keep.clear();
+  for (; !now_fifo_.empty(); now_fifo_.pop_front())
+    if (live(now_fifo_.front())) keep.push_back(now_fifo_.front());
+  for (const Entry& e : keep) now_fifo_.push_back(e);
   dead_ = 0;
   find_top();
 }
@@ -170,6 +181,7 @@ bool Kernel::cancel(EventId id) {
   free_.push_back(index);
   --live_;
   ++dead_;
+  drop_dead_now();
   drop_dead_top();
   if (dead_ > 64 && dead_ > live_) compact();
   return true;
@@ -329,9 +341,16 @@ uint64_t Kernel::run_events(Time limit) {
       if (limit > now_) now_ = limit;
       break;
     }
-    const Entry e = top_;
-    pop_min();
-    drop_dead_top();
+    Entry e;
+    if (!now_fifo_.empty() && (top_at_ < 0 || key_of(now_fifo_.front()) < key_of(top_))) {
+      e = now_fifo_.front();
+      now_fifo_.pop_front();
+      drop_dead_now();
+    } else {
+      e = top_;
+      pop_min();
+      drop_dead_top();
+    }
     Slot& s = slot(e.slot);
     const uint64_t seq = s.seq;
     const uint32_t tag = s.tag;

@@ -177,7 +177,9 @@ public:
     const uint64_t seq = next_seq_++;
     s.seq = seq;
     s.tag = tag;
-    push(Entry{at, (uint64_t(uint8_t(order) ^ 0x80u) << kSeqBits) | seq, index});
+    const Entry e{at, (uint64_t(uint8_t(order) ^ 0x80u) << kSeqBits) | seq, index};
+    if (at == now_ && order == 0) now_fifo_.push_back(e); // see now_fifo_
+    else push(e);
     ++live_;
     return (seq << kSlotBits) | (index + 1);
   }
@@ -226,14 +228,15 @@ public:
   // exactly as the follow-up would have (the order of everything else is unchanged; only
   // the event count and trace hash differ): net::Link::sink_ready_last.
   bool next_in_line(int8_t order = 0) const {
-    return in_event_ && (top_at_ != now_ || int8_t(uint8_t(top_.key >> kSeqBits) ^ 0x80u) > order);
+    if (!in_event_ || (order >= 0 && !now_fifo_.empty())) return false;
+    return top_at_ != now_ || int8_t(uint8_t(top_.key >> kSeqBits) ^ 0x80u) > order;
   }
 
   // No events pending (runnable agents do not count: a polling CPU is never idle).
   bool idle() const { return live_ == 0; }
   size_t pending() const { return live_; }
   // Time of the next pending event, or -1 if none.
-  Time next_time() const { return top_at_; }
+  Time next_time() const { return now_fifo_.empty() ? top_at_ : now_; }
 
   uint64_t events_run() const { return events_run_; }
   uint64_t trace_hash() const { return hash_; }
@@ -308,6 +311,13 @@ private:
   Key run_front_[kRuns];                        // key of each run's first entry; ~0: empty
   Key run_back_[kRuns];                         // key of each run's last entry; 0: empty
   std::vector<Entry> heap_;                     // min-heap by (at, key)
+  // Events scheduled for the current instant with order 0 (a process resumed, a posted
+  // request, a zero-delay follow-up: a third of a stress run's events) skip the runs and the
+  // heap: they are made in FIFO order at now(), so their keys only grow, and the next event
+  // is the lesser of this queue's front and the earliest entry. Time never moves on while
+  // it holds an entry (it is at now(), which comes first). Its front is kept live.
+  Fifo<Entry> now_fifo_;
+  void drop_dead_now();
   Entry top_{};                                 // the earliest entry, if top_at_ >= 0
   int top_src_ = kHeap;                         // where it is
   Time top_at_ = -1;                            // its time; -1: no entry
