@@ -5,13 +5,15 @@
 
 namespace lanaikit::sim {
 
-Kernel::Kernel() {
-  heap_.reserve(64);
+Kernel::Queue::Queue() {
+  heap.reserve(64);
   for (int r = 0; r < kRuns; ++r) {
-    run_front_[r] = ~Key(0);
-    run_back_[r] = 0;
+    run_front[r] = ~Key(0);
+    run_back[r] = 0;
   }
 }
+
+Kernel::Kernel() = default;
 
 void Kernel::scheduled_in_the_past(Time at) const {
   throw std::logic_error("event scheduled in the past: at " + std::to_string(at) + " ps, now " +
@@ -29,14 +31,14 @@ void Kernel::add_block() {
   for (uint32_t i = kBlockSlots; i-- > 0;) free_.push_back(first + i);
 }
 
-void Kernel::push(const Entry& e) {
+void Kernel::Queue::push(const Entry& e) {
   const Key k = key_of(e);
   // The run whose last entry is the latest before e; an empty one (last key 0) only if
   // none fits.
   int to = kHeap;
   Key best = 0;
   for (int r = 0; r < kRuns; ++r) {
-    const Key b = run_back_[r];
+    const Key b = run_back[r];
     if (b < k && (to == kHeap || b > best)) {
       to = r;
       best = b;
@@ -44,25 +46,25 @@ void Kernel::push(const Entry& e) {
   }
   // A new earliest entry ends up at the front of its run (so the run was empty) or at the
   // heap's top.
-  const bool earliest = top_at_ < 0 || k < key_of(top_);
+  const bool earliest = top_at < 0 || k < key_of(top);
   if (to != kHeap) {
-    if (runs_[to].empty()) run_front_[to] = k;
-    runs_[to].push_back(e);
-    run_back_[to] = k;
+    if (runs[to].empty()) run_front[to] = k;
+    runs[to].push_back(e);
+    run_back[to] = k;
   } else {
     heap_push(e);
   }
   if (earliest) {
-    top_ = e;
-    top_src_ = to;
-    top_at_ = e.at;
+    top = e;
+    top_src = to;
+    top_at = e.at;
   }
 }
 
-void Kernel::heap_push(const Entry& e) {
-  size_t i = heap_.size();
-  heap_.push_back(e);
-  Entry* h = heap_.data();
+void Kernel::Queue::heap_push(const Entry& e) {
+  size_t i = heap.size();
+  heap.push_back(e);
+  Entry* h = heap.data();
   while (i > 0) {
     const size_t parent = (i - 1) / 2;
     if (!before(e, h[parent])) break;
@@ -75,12 +77,12 @@ void Kernel::heap_push(const Entry& e) {
 // Removes the heap's top: the hole it leaves goes down to a leaf along the smaller
 // children, then the last entry fills it from there upwards (it usually belongs near the
 // bottom).
-void Kernel::heap_pop() {
-  const Entry last = heap_.back();
-  heap_.pop_back();
-  const size_t n = heap_.size();
+void Kernel::Queue::heap_pop() {
+  const Entry last = heap.back();
+  heap.pop_back();
+  const size_t n = heap.size();
   if (n == 0) return;
-  Entry* h = heap_.data();
+  Entry* h = heap.data();
   size_t i = 0;
   for (;;) {
     size_t c = 2 * i + 1;
@@ -98,35 +100,35 @@ void Kernel::heap_pop() {
   h[i] = last;
 }
 
-void Kernel::find_top() {
-  Key m = heap_.empty() ? ~Key(0) : key_of(heap_.front());
+void Kernel::Queue::find_top() {
+  Key m = heap.empty() ? ~Key(0) : key_of(heap.front());
   int src = kHeap;
   for (int r = 0; r < kRuns; ++r) {
-    if (run_front_[r] < m) {
-      m = run_front_[r];
+    if (run_front[r] < m) {
+      m = run_front[r];
       src = r;
     }
   }
-  top_src_ = src;
-  if (src == kHeap && heap_.empty()) {
-    top_at_ = -1;
+  top_src = src;
+  if (src == kHeap && heap.empty()) {
+    top_at = -1;
     return;
   }
-  top_ = src == kHeap ? heap_.front() : runs_[src].front();
-  top_at_ = top_.at;
+  top = src == kHeap ? heap.front() : runs[src].front();
+  top_at = top.at;
 }
 
-void Kernel::pop_min() {
-  if (top_src_ == kHeap) {
+void Kernel::Queue::pop_min() {
+  if (top_src == kHeap) {
     heap_pop();
   } else {
-    Fifo<Entry>& run = runs_[top_src_];
+    Fifo<Entry>& run = runs[top_src];
     run.pop_front();
     if (run.empty()) {
-      run_front_[top_src_] = ~Key(0);
-      run_back_[top_src_] = 0;
+      run_front[top_src] = ~Key(0);
+      run_back[top_src] = 0;
     } else {
-      run_front_[top_src_] = key_of(run.front());
+      run_front[top_src] = key_of(run.front());
     }
   }
   find_top();
@@ -139,10 +141,10 @@ void Kernel::drop_dead_now() {
   }
 }
 
-// Keeps the earliest entry live.
-void Kernel::drop_dead_top() {
-  while (top_at_ >= 0 && !live(top_)) {
-    pop_min();
+// Keeps a queue's earliest entry live.
+void Kernel::drop_dead_top(Queue& q) {
+  while (q.top_at >= 0 && !live(q.top)) {
+    q.pop_min();
     --dead_;
   }
 }
@@ -150,24 +152,26 @@ void Kernel::drop_dead_top() {
 // Dead entries are the majority: keep only the live ones. The order events run in is a
 // function of their keys alone, so where an entry sits does not matter.
 void Kernel::compact() {
-  std::erase_if(heap_, [this](const Entry& e) { return !live(e); });
-  std::make_heap(heap_.begin(), heap_.end(), [](const Entry& a, const Entry& b) { return before(b, a); });
   std::vector<Entry> keep;
-  for (int r = 0; r < kRuns; ++r) {
-    Fifo<Entry>& run = runs_[r];
-    keep.clear();
-    for (; !run.empty(); run.pop_front())
-      if (live(run.front())) keep.push_back(run.front());
-    for (const Entry& e : keep) run.push_back(e);
-    run_front_[r] = run.empty() ? ~Key(0) : key_of(run.front());
-    run_back_[r] = run.empty() ? 0 : key_of(run.back());
+  for (Queue* q : {&near_, &distant_}) {
+    std::erase_if(q->heap, [this](const Entry& e) { return !live(e); });
+    std::make_heap(q->heap.begin(), q->heap.end(), [](const Entry& a, const Entry& b) { return before(b, a); });
+    for (int r = 0; r < kRuns; ++r) {
+      Fifo<Entry>& run = q->runs[r];
+      keep.clear();
+      for (; !run.empty(); run.pop_front())
+        if (live(run.front())) keep.push_back(run.front());
+      for (const Entry& e : keep) run.push_back(e);
+      q->run_front[r] = run.empty() ? ~Key(0) : key_of(run.front());
+      q->run_back[r] = run.empty() ? 0 : key_of(run.back());
+    }
+    q->find_top();
   }
   keep.clear();
   for (; !now_fifo_.empty(); now_fifo_.pop_front())
     if (live(now_fifo_.front())) keep.push_back(now_fifo_.front());
   for (const Entry& e : keep) now_fifo_.push_back(e);
   dead_ = 0;
-  find_top();
 }
 
 bool Kernel::cancel(EventId id) {
@@ -182,7 +186,8 @@ bool Kernel::cancel(EventId id) {
   --live_;
   ++dead_;
   drop_dead_now();
-  drop_dead_top();
+  drop_dead_top(near_);
+  drop_dead_top(distant_);
   if (dead_ > 64 && dead_ > live_) compact();
   return true;
 }
@@ -331,8 +336,14 @@ uint64_t Kernel::run_events(Time limit) {
     // Agents strictly before the next event (and before the limit) go first; at equal
     // times the event runs first.
     if (best_resume >= 0 && best_resume < limit && (next < 0 || best_resume < next)) {
+      // The next event bounds the batch, unless it is distant: then it can change nothing
+      // the agent reads sooner than distant_reach_ after its time (the agent may compute
+      // past it, but stops before anything others see, so the event still runs first).
       Time horizon = limit;
-      if (next >= 0 && next < horizon) horizon = next;
+      const Time next_near = now_fifo_.empty() ? near_.top_at : now_;
+      if (next_near >= 0 && next_near < horizon) horizon = next_near;
+      if (distant_.top_at >= 0 && distant_.top_at + distant_reach_ < horizon)
+        horizon = distant_.top_at + distant_reach_;
       if (others >= 0 && others + lookahead_ < horizon) horizon = others + lookahead_;
       run_agent(best, horizon);
       continue;
@@ -341,15 +352,19 @@ uint64_t Kernel::run_events(Time limit) {
       if (limit > now_) now_ = limit;
       break;
     }
+    // The earliest of the three queues' fronts (each is live).
+    Queue* q = near_.top_at < 0 ? &distant_
+               : distant_.top_at < 0 || key_of(near_.top) < key_of(distant_.top) ? &near_
+                                                                                  : &distant_;
     Entry e;
-    if (!now_fifo_.empty() && (top_at_ < 0 || key_of(now_fifo_.front()) < key_of(top_))) {
+    if (!now_fifo_.empty() && (q->top_at < 0 || key_of(now_fifo_.front()) < key_of(q->top))) {
       e = now_fifo_.front();
       now_fifo_.pop_front();
       drop_dead_now();
     } else {
-      e = top_;
-      pop_min();
-      drop_dead_top();
+      e = q->top;
+      q->pop_min();
+      drop_dead_top(*q);
     }
     Slot& s = slot(e.slot);
     const uint64_t seq = s.seq;

@@ -163,8 +163,14 @@ public:
 
   // Runs `fn` (anything a Callback holds) at time `at` (>= now). `tag` names the kind of
   // event in the trace hash.
+  // How soon an event can change what an agent reads. Near: at once (the default). Distant:
+  // not sooner than distant_reach() after its time, whatever it does (a switch's inner
+  // events: everything they start reaches a chip over a link); an agent's batch may then
+  // run past it by that much. Neither changes the order events run in.
+  enum class Reach : uint8_t { Near, Distant };
+
   template <class F>
-  EventId schedule_at(Time at, F&& fn, uint32_t tag = 0, int8_t order = 0) {
+  EventId schedule_at(Time at, F&& fn, uint32_t tag = 0, int8_t order = 0, Reach reach = Reach::Near) {
     if (at < now_) [[unlikely]] scheduled_in_the_past(at);
     const uint32_t index = take_slot();
     Slot& s = slot(index);
@@ -179,14 +185,19 @@ public:
     s.tag = tag;
     const Entry e{at, (uint64_t(uint8_t(order) ^ 0x80u) << kSeqBits) | seq, index};
     if (at == now_ && order == 0) now_fifo_.push_back(e); // see now_fifo_
-    else push(e);
+    else if (reach == Reach::Near) near_.push(e);
+    else distant_.push(e);
     ++live_;
     return (seq << kSlotBits) | (index + 1);
   }
   template <class F>
-  EventId schedule_in(Time delay, F&& fn, uint32_t tag = 0, int8_t order = 0) {
-    return schedule_at(now_ + delay, std::forward<F>(fn), tag, order);
+  EventId schedule_in(Time delay, F&& fn, uint32_t tag = 0, int8_t order = 0, Reach reach = Reach::Near) {
+    return schedule_at(now_ + delay, std::forward<F>(fn), tag, order, reach);
   }
+  // The least time in which a distant event can change what an agent reads (the cluster
+  // sets it to the smallest link latency); 0, the default, makes distant events near.
+  void set_distant_reach(Time t) { distant_reach_ = t; }
+  Time distant_reach() const { return distant_reach_; }
   // Cancels a pending event; returns false if it already ran, was cancelled or never was.
   bool cancel(EventId id);
 
@@ -229,14 +240,21 @@ public:
   // the event count and trace hash differ): net::Link::sink_ready_last.
   bool next_in_line(int8_t order = 0) const {
     if (!in_event_ || (order >= 0 && !now_fifo_.empty())) return false;
-    return top_at_ != now_ || int8_t(uint8_t(top_.key >> kSeqBits) ^ 0x80u) > order;
+    auto after = [&](const Queue& q) {
+      return q.top_at != now_ || int8_t(uint8_t(q.top.key >> kSeqBits) ^ 0x80u) > order;
+    };
+    return after(near_) && after(distant_);
   }
 
   // No events pending (runnable agents do not count: a polling CPU is never idle).
   bool idle() const { return live_ == 0; }
   size_t pending() const { return live_; }
   // Time of the next pending event, or -1 if none.
-  Time next_time() const { return now_fifo_.empty() ? top_at_ : now_; }
+  Time next_time() const {
+    if (!now_fifo_.empty()) return now_;
+    if (near_.top_at < 0 || (distant_.top_at >= 0 && distant_.top_at < near_.top_at)) return distant_.top_at;
+    return near_.top_at;
+  }
 
   uint64_t events_run() const { return events_run_; }
   uint64_t trace_hash() const { return hash_; }
@@ -287,12 +305,24 @@ private:
   void add_block();
   static constexpr int kRuns = 4;
   static constexpr int kHeap = -1;
-  void push(const Entry& e);
-  void heap_push(const Entry& e);
-  void heap_pop();
-  void pop_min();  // removes the earliest entry
-  void find_top(); // sets top_src_, top_at_
-  void drop_dead_top();
+  // Two queues of timed entries, near and distant events (Reach), each of runs and a heap;
+  // the next event is the least of their earliest entries and now_fifo_'s front.
+  struct Queue {
+    Fifo<Entry> runs[kRuns]; // each in increasing (at, key) order
+    Key run_front[kRuns];    // key of each run's first entry; ~0: empty
+    Key run_back[kRuns];     // key of each run's last entry; 0: empty
+    std::vector<Entry> heap; // min-heap by (at, key)
+    Entry top{};             // the earliest entry, if top_at >= 0 (kept live)
+    int top_src = kHeap;     // where it is
+    Time top_at = -1;        // its time; -1: no entry
+    Queue();
+    void push(const Entry& e);
+    void heap_push(const Entry& e);
+    void heap_pop();
+    void pop_min();  // removes the earliest entry
+    void find_top(); // sets top_src, top_at
+  };
+  void drop_dead_top(Queue& q);
   void compact();
   [[noreturn]] void scheduled_in_the_past(Time at) const;
 
@@ -307,10 +337,8 @@ private:
 
   Time now_ = 0;
   uint64_t next_seq_ = 1;
-  Fifo<Entry> runs_[kRuns];                     // each in increasing (at, key) order
-  Key run_front_[kRuns];                        // key of each run's first entry; ~0: empty
-  Key run_back_[kRuns];                         // key of each run's last entry; 0: empty
-  std::vector<Entry> heap_;                     // min-heap by (at, key)
+  Queue near_, distant_;
+  Time distant_reach_ = 0;
   // Events scheduled for the current instant with order 0 (a process resumed, a posted
   // request, a zero-delay follow-up: a third of a stress run's events) skip the runs and the
   // heap: they are made in FIFO order at now(), so their keys only grow, and the next event
@@ -318,9 +346,6 @@ private:
   // it holds an entry (it is at now(), which comes first). Its front is kept live.
   Fifo<Entry> now_fifo_;
   void drop_dead_now();
-  Entry top_{};                                 // the earliest entry, if top_at_ >= 0
-  int top_src_ = kHeap;                         // where it is
-  Time top_at_ = -1;                            // its time; -1: no entry
   std::vector<std::unique_ptr<Slot[]>> blocks_; // kBlockSlots slots each
   std::vector<uint32_t> free_;                  // free slots, the last freed on top
   size_t live_ = 0;

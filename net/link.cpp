@@ -180,9 +180,9 @@ void Link::try_transmit() {
   if (!drop) {
     in_flight_.push_back(InFlight{std::move(rx), wire, crc_bad});
     kernel_.schedule_at(end + config_.latency_ps, [this] { next_chunk_arrived(); },
-                        kTagChunkArrived);
+                        kTagChunkArrived, 0, rx_reach_);
   }
-  kernel_.schedule_at(end, [this, streamed] { chunk_sent(streamed); }, kTagChunkSent);
+  kernel_.schedule_at(end, [this, streamed] { chunk_sent(streamed); }, kTagChunkSent, 0, tx_reach_);
 }
 
 void Link::chunk_sent(uint32_t streamed_bytes) {
@@ -233,7 +233,7 @@ void Link::chunk_arrived(RxItem item, uint32_t wire_bytes, bool check_crc, bool 
   if (buffered_ >= config_.stop_bytes && !stop_sent_) {
     stop_sent_ = true;
     ++counters_.stops;
-    kernel_.schedule_in(config_.latency_ps, [this] { set_stopped(true); }, kTagStopGo);
+    kernel_.schedule_in(config_.latency_ps, [this] { set_stopped(true); }, kTagStopGo, 0, tx_reach_);
   }
   rx_.push_back(std::move(item));
   deliver();
@@ -248,7 +248,7 @@ void Link::sink_ready() {
         delivery_pending_ = false;
         deliver();
       },
-      kTagDeliver);
+      kTagDeliver, 0, rx_reach_);
 }
 
 void Link::sink_ready_last() {
@@ -280,7 +280,7 @@ void Link::deliver() {
   delivering_ = false;
   if (stop_sent_ && buffered_ <= config_.go_bytes) {
     stop_sent_ = false;
-    kernel_.schedule_in(config_.latency_ps, [this] { set_stopped(false); }, kTagStopGo);
+    kernel_.schedule_in(config_.latency_ps, [this] { set_stopped(false); }, kTagStopGo, 0, tx_reach_);
   }
 }
 

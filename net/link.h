@@ -123,6 +123,13 @@ public:
   uint32_t tx_space() const { return config_.tx_fifo_bytes - fifo_bytes_; }
   void set_on_tx_space(std::function<void()> fn) { on_tx_space_ = std::move(fn); }
 
+  // An end inside a switch: its events (a chunk sent or arrived there, STOP/GO reaching
+  // it, its deliveries) reach a chip only over a link, so they are distant events
+  // (sim::Kernel::Reach) and do not end the chips' batches. The switch says so when it is
+  // attached.
+  void set_sender_in_switch() { tx_reach_ = sim::Kernel::Reach::Distant; }
+  void set_receiver_in_switch() { rx_reach_ = sim::Kernel::Reach::Distant; }
+
   // True while the sender is held by a STOP.
   bool stopped() const { return stopped_; }
   // Time the transmitter is busy until (end of the last chunk started).
@@ -175,6 +182,7 @@ private:
   Tap tap_;
   WatchFn watch_;
   std::mt19937_64 rng_;
+  sim::Kernel::Reach tx_reach_ = sim::Kernel::Reach::Near, rx_reach_ = sim::Kernel::Reach::Near;
 
   // Sender.
   sim::Fifo<TxItem> tx_;

@@ -36,12 +36,14 @@ void Switch::check(uint32_t port) const {
 void Switch::attach_input(uint32_t port, Link& link) {
   check(port);
   inputs_[port].link = &link;
+  link.set_receiver_in_switch();
   link.set_sink(&inputs_[port]);
 }
 
 void Switch::attach_output(uint32_t port, Link& link) {
   check(port);
   outputs_[port].link = &link;
+  link.set_sender_in_switch();
   link.set_on_tx_space([this, port] {
     const int h = outputs_[port].holder;
     // The last thing the output's chunk-sent event does (Link::chunk_sent).
@@ -70,7 +72,7 @@ uint32_t Switch::accept(Input& in, const Chunk& c) {
     // A new head (an empty packet too: it finds no route byte and is discarded): route it after the fall-through time; until then its bytes wait.
     in.state = State::Routing;
     in.in_packet = c.packet;
-    kernel_.schedule_in(config_.fall_through_ps, [this, &in] { route(in); }, kTagRoute);
+    kernel_.schedule_in(config_.fall_through_ps, [this, &in] { route(in); }, kTagRoute, 0, sim::Kernel::Reach::Distant);
     return 0;
   case State::Routing:
   case State::Waiting:
@@ -134,7 +136,8 @@ void Switch::schedule_arbitration(uint32_t out) {
   Output& o = outputs_[out];
   if (o.arbitration_pending) return;
   o.arbitration_pending = true;
-  kernel_.schedule_in(0, [this, out] { arbitrate(out); }, kTagArbitrate, kOrderArbitrate);
+  kernel_.schedule_in(0, [this, out] { arbitrate(out); }, kTagArbitrate, kOrderArbitrate,
+                      sim::Kernel::Reach::Distant);
 }
 
 void Switch::arbitrate(uint32_t out) {

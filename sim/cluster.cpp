@@ -109,6 +109,8 @@ Cluster::Cluster(ClusterParams params) : params_(std::move(params)) {
     lookahead = std::min(lookahead, atm_->min_latency());
   }
   kernel_.set_lookahead(lookahead);
+  // A switch's inner events reach a chip over one link at least.
+  kernel_.set_distant_reach(min_latency);
 }
 
 vm::CellInterface* Cluster::cell_interface(uint32_t node) {
