@@ -61,6 +61,50 @@ host::VirtAddr vaddr32_arg(const Args& a, int arg) {
   return host::VirtAddr(a.integer_in(arg, 0, 0xFFFFFFFFll, "a virtual address (0..0xFFFFFFFF)"));
 }
 
+std::vector<kit::WordWait> word_waits_arg(const Args& a, int arg) {
+  lua_State* L = a.state();
+  const int t = a.index(arg);
+  const std::string shape = "{address, value} or {address, test, value}";
+  if (lua_type(L, t) != LUA_TTABLE) a.fail(arg, "expected a list of " + shape + ", got " + describe(L, t));
+  const lua_Integer n = lua_Integer(lua_rawlen(L, t));
+  if (n == 0) a.fail(arg, "an empty list: nothing to wait for");
+  std::vector<kit::WordWait> out;
+  out.reserve(size_t(n));
+  for (lua_Integer i = 1; i <= n; ++i) {
+    const std::string where = "entry " + std::to_string(i) + ": ";
+    lua_rawgeti(L, t, i);
+    const int e = lua_gettop(L);
+    const lua_Integer len = lua_type(L, e) == LUA_TTABLE ? lua_Integer(lua_rawlen(L, e)) : 0;
+    if (len != 2 && len != 3) a.fail(arg, where + "expected " + shape + ", got " + describe(L, e));
+    auto word = [&](lua_Integer k, const char* what) {
+      lua_rawgeti(L, e, k);
+      int isnum = 0;
+      const lua_Integer v = lua_tointegerx(L, -1, &isnum);
+      lua_pop(L, 1);
+      if (!isnum || v < 0 || v > 0xFFFFFFFFll) a.fail(arg, where + what + " must be an integer 0..0xFFFFFFFF");
+      return uint32_t(v);
+    };
+    kit::WordWait w;
+    w.va = word(1, "the address");
+    if (w.va % 4) a.fail(arg, where + "the word's address must be a multiple of 4");
+    if (len == 3) {
+      lua_rawgeti(L, e, 2);
+      const char* test = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : nullptr;
+      const std::string name = test ? test : "";
+      lua_pop(L, 1);
+      try {
+        w.test = kit::word_test(name);
+      } catch (const std::invalid_argument& x) {
+        a.fail(arg, where + x.what());
+      }
+    }
+    w.value = word(len, "the value");
+    lua_pop(L, 1);
+    out.push_back(w);
+  }
+  return out;
+}
+
 int space_alloc(const Args& a, int arg, host::AddressSpace& space) {
   const uint64_t bytes = a.positive(arg);
   if (bytes > 0xFFFFFFFFull) a.fail(arg, "at most 4 GB");

@@ -5,6 +5,8 @@
 //   library_call(a, [&] { return lib.open(node); })   C++ exceptions -> "fn: message"
 //   node_arg(a, 1, box)                                a Node or a node index of that cluster
 //   vaddr32_arg(a, 2)                                   a 32-bit virtual address
+//   word_waits_arg(a, 2)                                {va, value} / {va, test, value}
+//                                                       conditions for kit::wait_words
 //   caller_on(a, 1, box, node)                          the calling process, on that node
 //   push_fields(L, kit::read_fields(node, ref))        a firmware struct as a Lua table
 //   call_callback(box, ref, push_args, "what")         a Lua function called from inside
@@ -19,6 +21,7 @@
 
 #include "lua/internal.h"
 
+#include "host/kit/word_wait.h"
 #include "host/model/address_space.h"
 #include "sim/platform.h"
 
@@ -48,6 +51,9 @@ template <class F> auto library_call(const Args& a, F f) -> decltype(f()) {
 uint32_t node_arg(const Args& a, int arg, const ClusterBox& box);
 // A virtual address of a 32-bit process address space.
 host::VirtAddr vaddr32_arg(const Args& a, int arg);
+// A list of word conditions for kit::wait_words: each {va, value} (equal) or {va, test,
+// value} with test "==", "~=", ">=" or "<"; va a multiple of 4, values 32-bit unsigned.
+std::vector<kit::WordWait> word_waits_arg(const Args& a, int arg);
 // The calling process (argument `arg`, see own_process), which must belong to `box`'s
 // cluster and run on node `node`.
 LuaProc& caller_on(const Args& a, int arg, const ClusterBox& box, uint32_t node);

@@ -346,6 +346,13 @@ host::Op<int> op_wait_word(host::Process& p, vmmc::Endpoint* ep, host::VirtAddr 
   co_return 0;
 }
 
+host::Op<int> op_wait_words(host::Process& p, lua_State* co, vmmc::Endpoint* ep,
+                            std::vector<kit::WordWait> conditions) {
+  const size_t first = co_await ep->wait_words(p, std::move(conditions));
+  lua_pushinteger(co, lua_Integer(first + 1));
+  co_return 1;
+}
+
 host::Op<int> op_next_notification(host::Process& p, lua_State* co, vmmc::Endpoint* ep) {
   const vmmc::Notification n = co_await ep->next_notification(p);
   push_notification(co, n);
@@ -458,6 +465,19 @@ int e_wait_word(lua_State* L) {
   });
 }
 
+// ep:wait_words(p, { {va, value} | {va, test, value}, ... }) -> the index of the first
+// condition that holds (kit::wait_words): a receiver's wait on several rings, a sender's
+// on a credit, without a Lua function called on every DMA.
+int e_wait_words(lua_State* L) {
+  Args a(L, "VmmcEndpoint:wait_words", 1);
+  EndpointUD& ud = endpoint_self(a);
+  LuaProc& lp = caller(a, ud);
+  std::vector<kit::WordWait> conditions = word_waits_arg(a, 2);
+  return await_op(lp, a.fn(), [ep = ud.ep, co = lp.co, conditions = std::move(conditions)](host::Process& p) {
+    return op_wait_words(p, co, ep, conditions);
+  });
+}
+
 // ep:next_notification(p) -> {export, offset, len, src}
 int e_next_notification(lua_State* L) {
   Args a(L, "VmmcEndpoint:next_notification", 1);
@@ -504,6 +524,7 @@ void open_vmmc(lua_State* L) {
       {"send", wrap<e_send>},
       {"wait", wrap<e_wait>},
       {"wait_word", wrap<e_wait_word>},
+      {"wait_words", wrap<e_wait_words>},
       {"next_notification", wrap<e_next_notification>},
       {nullptr, nullptr},
   };

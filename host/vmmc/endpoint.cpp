@@ -1,6 +1,6 @@
 // VMMC host library: the Endpoint, one user process's VMMC state (docs/vmmc.md, "Host
 // library", API): send (short or long by size, posted into the process's send queue by
-// PIO), test and wait on the completion word, notifications, wait_word, the LCP's
+// PIO), test and wait on the completion word, notifications, wait_word(s), the LCP's
 // per-process counters and post_raw. The send queue is tracked locally: `consumed` is read
 // by PIO only when every slot looks used.
 //
@@ -178,14 +178,14 @@ host::Op<Notification> Endpoint::next_notification(host::Process& p) {
 }
 
 host::Op<void> Endpoint::wait_word(host::Process& p, VirtAddr va, uint32_t value) {
+  std::vector<kit::WordWait> one(1, kit::WordWait{va, kit::WordWait::Test::Equal, value});
+  co_await wait_words(p, std::move(one));
+}
+
+host::Op<size_t> Endpoint::wait_words(host::Process& p, std::vector<kit::WordWait> conditions) {
   EpState& e = *impl_;
   e.check_process(p);
-  const std::function<bool()> holds = [&e, va, value] {
-    uint8_t b[4];
-    e.space->copy_out(va, b);
-    return load_be32(b) == value;
-  };
-  if (!holds()) co_await p.wait(e.node_ref().memory_watch(), holds);
+  co_return co_await kit::wait_words(p, e.node_ref(), *e.space, std::move(conditions));
 }
 
 Endpoint::Counters Endpoint::counters() const {

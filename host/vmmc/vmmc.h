@@ -20,6 +20,7 @@
 #pragma once
 
 #include "assembler/image.h"
+#include "host/kit/word_wait.h"
 #include "host/model/address_space.h"
 #include "host/model/process.h"
 #include "sim/cluster.h"
@@ -145,6 +146,10 @@ public:
   // Waits until the host memory at va holds `value` (a 32-bit big-endian word), e.g. the
   // flag word at the end of a message: spinning on a cache location, as VMMC programs do.
   host::Op<void> wait_word(host::Process& p, VirtAddr va, uint32_t value);
+  // Waits until any of several words holds (kit::wait_words: each word compared with its
+  // value by ==, ~=, >= or <): the next descriptor of each of several receive rings, a
+  // credit count. Returns the index of the first that holds.
+  host::Op<size_t> wait_words(host::Process& p, std::vector<kit::WordWait> conditions);
 
   // LCP counters of this process slot and the interface (untimed reads of SRAM).
   struct Counters {

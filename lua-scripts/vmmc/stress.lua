@@ -13,7 +13,7 @@
 --    after the data). Its send buffers are spread over an --arena-mb MB arena (each
 --    message starts on a fresh page), more than the LCP's software TLB covers (8 MB), so
 --    translations are evicted and the LANai interrupts the driver for them again and again.
---  * a receiver, which spins (p:wait_memory) on the descriptors of its per-source rings,
+--  * a receiver, which waits (ep:wait_words) on the descriptors of its per-source rings,
 --    checks every delivered byte against what the sender sent (the payload is a function
 --    of source, message index and offset) and returns credits: a 4-byte short send of its
 --    consumed count into the sender's credit word. A sender never has more than --slots
@@ -217,7 +217,9 @@ for i = 0, NODES - 1 do
       -- Credit: at most SLOTS outstanding to d.
       local function credit() return be32(ep:read(s.credits + 4 * d, 4)) end
       if s.sent[d] - credit() >= SLOTS then
-        p:wait_memory(function() return s.sent[d] - credit() < SLOTS end)
+        -- until the credit word reaches sent - SLOTS + 1 (a C++ word watch, not a Lua
+        -- function called on every DMA)
+        ep:wait_words(p, { { s.credits + 4 * d, ">=", s.sent[d] - SLOTS + 1 } })
       end
       local slot = s.sent[d] % SLOTS
       -- The send buffer: a fresh page of the arena, at a random word inside it.
@@ -266,8 +268,19 @@ for i = 0, NODES - 1 do
       for j = 0, NODES - 1 do if j ~= i and ready(j) then return true end end
       return false
     end
+    -- Until the next descriptor of some ring is stamped (a C++ word watch on every ring
+    -- that still expects messages).
+    local function wait_any()
+      local words = {}
+      for j = 0, NODES - 1 do
+        if j ~= i and r.next[j] < expect[i][j] then
+          words[#words + 1] = { r.ring[j] + (r.next[j] % SLOTS) * DESC, r.next[j] + 1 }
+        end
+      end
+      ep:wait_words(p, words)
+    end
     while got < want do
-      if not any_ready() then p:wait_memory(any_ready) end
+      if not any_ready() then wait_any() end
       for j = 0, NODES - 1 do
         if j ~= i and ready(j) then
           repeat

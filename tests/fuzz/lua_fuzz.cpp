@@ -50,7 +50,7 @@ const char* const kMethods[] = {
     "size", "span", "spawn", "sram_read", "sram_read32", "sram_write", "sram_write32",
     "start", "stats", "step", "stop", "summary", "symbol", "sync", "test", "timeline",
     "trace_hash", "uniform", "utilisation", "wait", "wait_interrupt", "wait_memory",
-    "wait_recv", "wait_send", "wait_word", "waited_ns", "watch", "write", "write32",
+    "wait_recv", "wait_send", "wait_word", "wait_words", "waited_ns", "watch", "write", "write32",
     "write_callgrind", "write_routes", "symbol", "wait"};
 
 // Table keys and string values the API reads (lua/*.cpp field names, platform names).

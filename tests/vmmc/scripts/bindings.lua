@@ -160,6 +160,25 @@ end)
 spawn(c, 1, "receiver", function(p)
   b:wait_word(p, rbuf + 6000, 0x600df00d)
   results.flag_at = p:now_ns()
+  -- Already true: at once, the first condition that holds (in list order).
+  results.at_once = b:wait_words(p, { { rbuf + 7000, 0xdead }, { rbuf + 6000, ">=", 0x600df00d },
+                                      { rbuf + 6000, 0x600df00d } })
+  results.at_once_ns = p:now_ns()
+end)
+-- The same flag through wait_words, beside a word that never comes: woken by the same DMA.
+spawn(c, 1, "receiver2", function(p)
+  fails("VmmcEndpoint:wait_words: argument 2: an empty list", b.wait_words, b, p, {})
+  fails("VmmcEndpoint:wait_words: argument 2: expected a list of", b.wait_words, b, p, 5)
+  fails("VmmcEndpoint:wait_words: argument 2: entry 1: expected {address, value} or {address, test, value}",
+        b.wait_words, b, p, { 5 })
+  fails("VmmcEndpoint:wait_words: argument 2: entry 1: the word's address must be a multiple of 4",
+        b.wait_words, b, p, { { rbuf + 2, 1 } })
+  fails("VmmcEndpoint:wait_words: argument 2: entry 2: unknown word test '>' (use ==, ~=, >= or <)",
+        b.wait_words, b, p, { { rbuf, 1 }, { rbuf, ">", 1 } })
+  fails("VmmcEndpoint:wait_words: argument 2: entry 1: the value must be an integer 0..0xFFFFFFFF",
+        b.wait_words, b, p, { { rbuf, -1 } })
+  results.which = b:wait_words(p, { { rbuf + 7000, "~=", 0 }, { rbuf + 6000, 0x600df00d } })
+  results.which_ns = p:now_ns()
 end)
 c:run {}
 assert(results.short.ok and results.short.short and results.short.seq >= 1, tostring(results.short.error))
@@ -172,6 +191,8 @@ local got_long = b:read(rbuf + 100, 5000)
 assert(got_long == string.rep("L", 5000), "long message: " .. #got_long:gsub("[^L]", "") .. " bytes are not L; first bytes " .. got_long:sub(1, 8):gsub("%c", "."))
 assert(b:read(rbuf + 96, 4) == "\0\0\0\0" and b:read(rbuf + 5100, 4) == "\0\0\0\0")
 assert(results.flag_at)
+assert(results.which == 2 and results.which_ns == results.flag_at, tostring(results.which_ns) .. " vs " .. tostring(results.flag_at))
+assert(results.at_once == 2 and results.at_once_ns == results.flag_at)
 c:run { for_ns = 200000 } -- the notification's signal
 assert(#handled == 1, "handled " .. #handled .. " notifications")
 assert(handled[1].export == export_id and handled[1].offset == 6000 and handled[1].len == 4 and handled[1].src == 0,
