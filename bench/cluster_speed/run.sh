@@ -1,7 +1,7 @@
 #!/bin/sh
 # Cluster simulation speed (issue 16): user CPU seconds of the main job, VMMC's main job,
 # the VMMC stress on 2 and 4 nodes and the echo experiment, for one or two lanaikit
-# binaries (before / after), one run each, and the ratios.
+# binaries (before / after), the median of RUNS runs each (default 1), and the ratios.
 #
 #   sh bench/cluster_speed/run.sh BUILD_BEFORE/tools/lanaikit [BUILD_AFTER/tools/lanaikit]
 #
@@ -10,9 +10,10 @@
 # Each binary runs every command once first, untimed, so its firmware cache is warm (a
 # cold cache times the firmware compiler, not the simulation).
 #
-# Run from the source tree (the scripts are found relative to it). One run per cell: on
-# the shared machine user time moves by 20-30% with the load, so quote the callgrind
-# table (CALLGRIND=1: host instructions of short runs, start-up included), which does not.
+# Run from the source tree (the scripts are found relative to it). RUNS=3 gives the median
+# of three runs per cell (one by default): on the shared machine user time moves by 20-30%
+# with the load, so also quote the callgrind table (CALLGRIND=1: host instructions of short
+# runs, start-up included), which does not. A script missing from the before tree gets "-".
 set -e
 before=${1:+$(realpath "$1")}
 after=${2:+$(realpath "$2")}
@@ -22,11 +23,20 @@ here=$(pwd)
 tree() { # binary: the directory it runs in
   if [ "$1" = "$before" ] && [ -n "$BEFORE_TREE" ]; then echo "$BEFORE_TREE"; else echo "$here"; fi
 }
-cpu() { # binary, arguments...: user seconds of one run (after a warm-up run)
+runs=${RUNS:-1}
+cpu() { # binary, arguments...: user seconds, the median of RUNS runs (after a warm-up run)
   b=$1; shift
-  (cd "$(tree "$b")" && "$b" "$@" >/dev/null 2>&1 &&
-     /usr/bin/time -f %U -o /tmp/cluster_speed.$$ "$b" "$@" >/dev/null 2>&1) || { echo "failed: $b $*" >&2; exit 1; }
-  cat /tmp/cluster_speed.$$
+  # A script the binary's tree does not have (an old tree): no figure.
+  if [ "$1" = run ] && [ ! -e "$(tree "$b")/$2" ]; then echo "-"; return; fi
+  (cd "$(tree "$b")" && "$b" "$@" >/dev/null 2>&1) || { echo "failed: $b $*" >&2; exit 1; }
+  k=0
+  while [ "$k" -lt "$runs" ]; do
+    (cd "$(tree "$b")" && /usr/bin/time -f %U -a -o /tmp/cluster_speed.$$ "$b" "$@" >/dev/null 2>&1) ||
+      { echo "failed: $b $*" >&2; exit 1; }
+    k=$((k + 1))
+  done
+  sort -n /tmp/cluster_speed.$$ | sed -n "$(( (runs + 1) / 2 ))p"
+  rm -f /tmp/cluster_speed.$$
 }
 ir() { # binary, arguments...: callgrind's instruction total (after a warm-up run)
   b=$1; shift
@@ -47,7 +57,7 @@ table() {
       # shellcheck disable=SC2086
       a=$($2 "$after" $args)
       printf '| %s | %s | %s | %s |\n' "$name" "$b" "$a" \
-        "$(echo "$b $a" | awk -v d="$3" '{ printf "%.*f", d, ($2 > 0 ? $1 / $2 : 0) }')"
+        "$(echo "$b $a" | awk -v d="$3" '{ if ($1 == "-" || $2 <= 0) print "-"; else printf "%.*f", d, $1 / $2 }')"
     else
       printf '| %s | %s |\n' "$name" "$b"
     fi
