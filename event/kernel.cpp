@@ -353,18 +353,16 @@ uint64_t Kernel::run_events(Time limit) {
       break;
     }
     // The earliest of the three queues' fronts (each is live).
-    Queue* q = near_.top_at < 0 ? &distant_
-               : distant_.top_at < 0 || key_of(near_.top) < key_of(distant_.top) ? &near_
-                                                                                  : &distant_;
+    Queue& q = earliest();
     Entry e;
-    if (!now_fifo_.empty() && (q->top_at < 0 || key_of(now_fifo_.front()) < key_of(q->top))) {
+    if (!now_fifo_.empty() && (q.top_at < 0 || key_of(now_fifo_.front()) < key_of(q.top))) {
       e = now_fifo_.front();
       now_fifo_.pop_front();
       drop_dead_now();
     } else {
-      e = q->top;
-      q->pop_min();
-      drop_dead_top(*q);
+      e = q.top;
+      q.pop_min();
+      drop_dead_top(q);
     }
     Slot& s = slot(e.slot);
     const uint64_t seq = s.seq;

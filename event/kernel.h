@@ -161,14 +161,14 @@ public:
 
   Time now() const { return now_; }
 
-  // Runs `fn` (anything a Callback holds) at time `at` (>= now). `tag` names the kind of
-  // event in the trace hash.
   // How soon an event can change what an agent reads. Near: at once (the default). Distant:
   // not sooner than distant_reach() after its time, whatever it does (a switch's inner
   // events: everything they start reaches a chip over a link); an agent's batch may then
   // run past it by that much. Neither changes the order events run in.
   enum class Reach : uint8_t { Near, Distant };
 
+  // Runs `fn` (anything a Callback holds) at time `at` (>= now). `tag` names the kind of
+  // event in the trace hash.
   template <class F>
   EventId schedule_at(Time at, F&& fn, uint32_t tag = 0, int8_t order = 0, Reach reach = Reach::Near) {
     if (at < now_) [[unlikely]] scheduled_in_the_past(at);
@@ -240,9 +240,7 @@ public:
   // the event count and trace hash differ): net::Link::sink_ready_last.
   bool next_in_line(int8_t order = 0) const {
     if (!in_event_ || (order >= 0 && !now_fifo_.empty())) return false;
-    auto after = [&](const Queue& q) {
-      return q.top_at != now_ || int8_t(uint8_t(q.top.key >> kSeqBits) ^ 0x80u) > order;
-    };
+    auto after = [&](const Queue& q) { return q.top_at != now_ || order_of(q.top) > order; };
     return after(near_) && after(distant_);
   }
 
@@ -250,11 +248,7 @@ public:
   bool idle() const { return live_ == 0; }
   size_t pending() const { return live_; }
   // Time of the next pending event, or -1 if none.
-  Time next_time() const {
-    if (!now_fifo_.empty()) return now_;
-    if (near_.top_at < 0 || (distant_.top_at >= 0 && distant_.top_at < near_.top_at)) return distant_.top_at;
-    return near_.top_at;
-  }
+  Time next_time() const { return now_fifo_.empty() ? earliest().top_at : now_; }
 
   uint64_t events_run() const { return events_run_; }
   uint64_t trace_hash() const { return hash_; }
@@ -287,6 +281,7 @@ private:
   };
   using Key = unsigned __int128; // (at, key): every entry's is > 0
   static Key key_of(const Entry& e) { return Key(uint64_t(e.at)) << 64 | e.key; }
+  static int8_t order_of(const Entry& e) { return int8_t(uint8_t(e.key >> kSeqBits) ^ 0x80u); }
   static bool before(const Entry& a, const Entry& b) { return key_of(a) < key_of(b); }
   struct Slot {
     Callback fn;
@@ -322,6 +317,12 @@ private:
     void pop_min();  // removes the earliest entry
     void find_top(); // sets top_src, top_at
   };
+  // The queue (near or distant) whose earliest entry comes first; either when both are empty.
+  const Queue& earliest() const {
+    if (near_.top_at < 0) return distant_;
+    return distant_.top_at < 0 || key_of(near_.top) < key_of(distant_.top) ? near_ : distant_;
+  }
+  Queue& earliest() { return const_cast<Queue&>(std::as_const(*this).earliest()); }
   void drop_dead_top(Queue& q);
   void compact();
   [[noreturn]] void scheduled_in_the_past(Time at) const;

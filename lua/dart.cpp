@@ -425,8 +425,8 @@ int e_read(lua_State* L) {
 
 host::Op<int> op_wait_word(host::Process& p, sim::Node* node, host::AddressSpace* space, host::VirtAddr va,
                            uint32_t value) {
-  const std::function<bool()> holds = [space, va, value] { return dart::word_at(*space, va) == value; };
-  if (!holds()) co_await p.wait(node->memory_watch(), holds);
+  std::vector<kit::WordWait> one(1, kit::WordWait{va, kit::WordWait::Test::Equal, value});
+  co_await kit::wait_words(p, *node, *space, std::move(one));
   co_return 0;
 }
 
