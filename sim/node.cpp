@@ -120,6 +120,31 @@ host::Process::Awaiter Node::pio_read_word(host::Process& p, uint32_t sram_offse
   });
 }
 
+host::Process::Awaiter Node::pio_poll_word(host::Process& p, WordPoll& poll) {
+  return p.suspend([this, &p, &poll] { p.post([this, &p, &poll] { poll_read(p, poll); }, kTagPio); });
+}
+
+void Node::poll_read(host::Process& p, WordPoll& poll) {
+  pci_.pio_read(4, [this, &p, &poll] {
+    uint8_t b[4];
+    chip_.host_read_sram(poll.sram_offset, b);
+    const uint32_t v = uint32_t(b[0]) << 24 | uint32_t(b[1]) << 16 | uint32_t(b[2]) << 8 | b[3];
+    *poll.value = v;
+    ++*poll.reads;
+    // Not there yet: the process would resume now and post its next read at once, two
+    // events at now. When nothing else is due at now they run next, so the next read is
+    // posted here (the process's clock catches up when it does resume: waited() sums the
+    // same). An empty bus queue (the finished read has left it) keeps the bus's order
+    // beyond doubt: a waiting transaction of zero length could otherwise finish, and its
+    // completion make a request, before the read would have been posted.
+    if (!poll.until(v) && pci_.queued() == 0 && kernel_.next_in_line()) {
+      poll_read(p, poll);
+      return;
+    }
+    p.resume();
+  });
+}
+
 host::Process::Awaiter Node::pio_read_reg(host::Process& p, uint32_t reg_offset, uint32_t& out) {
   return p.suspend([this, &p, reg_offset, &out] {
     p.post([this, &p, reg_offset, &out] {

@@ -81,6 +81,22 @@ public:
   void pio_write_reg(host::Process& p, uint32_t reg_offset, uint32_t value);
   host::Process::Awaiter pio_read_word(host::Process& p, uint32_t sram_offset, uint32_t& out);
   host::Process::Awaiter pio_read_reg(host::Process& p, uint32_t reg_offset, uint32_t& out);
+  // A poll of one SRAM word by PIO (pio_poll_word), kept by the caller while it waits.
+  struct WordPoll {
+    uint32_t sram_offset = 0;
+    std::function<bool(uint32_t)> until; // the value the poll waits for
+    uint32_t* value = nullptr;           // each read's value is stored here
+    uint64_t* reads = nullptr;           // and counted here
+  };
+  // Reads the word again and again until `until` holds for a value read: the PCI
+  // transactions, values and times of a loop of pio_read_word calls, one after the other.
+  // After a read that does not satisfy it, the process would resume (an event at now) only
+  // to post the next read (another): when nothing else is due at now (sim::Kernel::
+  // next_in_line) and nobody waits for the bus, the read's completion posts the next read
+  // itself, two events fewer per read (a full VMMC send queue polls hundreds of times per
+  // message). Only the kernel's event count and trace hash see the difference. May return
+  // before `until` holds (after a read made the long way): the caller loops.
+  host::Process::Awaiter pio_poll_word(host::Process& p, WordPoll& poll);
   // A protocol's register block (vm/register_block.h), by its chip address in the block
   // window: the same PCI transactions, hence the same timing, as the LANai registers.
   void pio_write_block(host::Process& p, uint32_t addr, uint32_t value);
@@ -94,6 +110,8 @@ public:
   void interrupt(bool asserted) override;
 
 private:
+  void poll_read(host::Process& p, WordPoll& poll);
+
   Kernel& kernel_;
   NodeParams params_;
   uint32_t index_;

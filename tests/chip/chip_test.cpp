@@ -221,6 +221,79 @@ TEST(Chip, PioReadBlocksTheProcessForTheBusTransaction) {
   EXPECT_EQ(back, sim::kMicrosecond + 422 * sim::kNanosecond);
 }
 
+// pio_poll_word is a loop of pio_read_word with events saved: the same reads at the same
+// times, seen by the bus, the process and the firmware alike. A process polls a word that
+// another process writes by PIO after 30 us (and that the firmware polls too: test 10).
+// Either the chip's firmware DMAs to and from the host meanwhile (test 1: the poll meets a
+// busy bus), or a third process posts a write at the very instant a read ends, from an
+// event that comes after the read's end (its post runs after the read is done and before
+// the process would post the next: the next read must wait behind the write).
+TEST(Chip, PioPollWordIsALoopOfPioReadsWithFewerEvents) {
+  struct Outcome {
+    uint32_t value;
+    uint64_t reads;
+    Time back, waited;
+    host::PciStats pci;
+    uint64_t chip_instructions, events;
+  };
+  auto run = [](uint32_t test, bool poll) {
+    Rig r(test, test == 1 ? 0x20000 : 0x14000, test == 1 ? 4096 : 0x600D);
+    Outcome o{};
+    r.node->spawn("poller", [&](host::Process& p) -> host::Task {
+      p.advance(2 * sim::kMicrosecond);
+      if (poll) {
+        sim::Node::WordPoll w{0x14000, [](uint32_t v) { return v == 0x600D; }, &o.value, &o.reads};
+        while (o.value != 0x600D) co_await r.node->pio_poll_word(p, w);
+      } else {
+        while (o.value != 0x600D) {
+          co_await r.node->pio_read_word(p, 0x14000, o.value);
+          ++o.reads;
+        }
+      }
+      o.back = p.local();
+      o.waited = p.waited();
+    });
+    r.node->spawn("setter", [&](host::Process& p) -> host::Task {
+      p.advance(30 * sim::kMicrosecond);
+      r.node->pio_write_word(p, 0x14000, 0x600D);
+      co_return;
+    });
+    if (test == 10) {
+      r.node->spawn("tie", [&](host::Process& p) -> host::Task {
+        // Reads from 2 us, 422 ns each: the third ends at 3.266 us. The post is made
+        // from an event at 3 us, after that read's end was scheduled.
+        p.advance(3 * sim::kMicrosecond);
+        co_await p.sync();
+        p.advance(266 * sim::kNanosecond);
+        r.node->pio_write_word(p, 0x14100, 1);
+      });
+    }
+    r.run();
+    EXPECT_TRUE(r.node->chip().cpu().halted()) << r.node->chip().cpu().fault_report();
+    o.pci = r.node->pci().stats();
+    o.chip_instructions = r.node->chip().cpu().instructions();
+    o.events = r.kernel.events_run();
+    return o;
+  };
+  for (uint32_t test : {1u, 10u}) {
+    SCOPED_TRACE(test);
+    const Outcome loop = run(test, false), poll = run(test, true);
+    EXPECT_EQ(poll.value, 0x600Du);
+    EXPECT_GT(loop.reads, 50u); // 28 us of 422 ns reads
+    EXPECT_EQ(poll.reads, loop.reads);
+    EXPECT_EQ(poll.back, loop.back);
+    EXPECT_EQ(poll.waited, loop.waited);
+    EXPECT_EQ(poll.pci.pio_reads, loop.pci.pio_reads);
+    EXPECT_EQ(poll.pci.pio_writes, loop.pci.pio_writes);
+    EXPECT_EQ(poll.pci.dmas, loop.pci.dmas);
+    EXPECT_EQ(poll.pci.busy, loop.pci.busy);
+    EXPECT_EQ(poll.pci.wait, loop.pci.wait);
+    EXPECT_GT(loop.pci.wait, 0); // the bus was contended
+    EXPECT_EQ(poll.chip_instructions, loop.chip_instructions);
+    EXPECT_LT(poll.events + loop.reads, loop.events); // most reads saved two events
+  }
+}
+
 // The driver answers a firmware's service request (here: a translation, as VMMC's LCP
 // asks on a TLB miss): the firmware raises a host signal; the driver process, woken by the
 // interrupt, reads the request by PIO, pins the page, writes the answer by PIO and
