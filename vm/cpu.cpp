@@ -202,6 +202,18 @@ Cpu::StepStatus Cpu::load(uint32_t addr, Width width, bool zero_ext, uint32_t& v
   return StepStatus::Ok;
 }
 
+// The doze watch's view of a store to SRAM (set_load_log): silent, or loud.
+void Cpu::log_store(const uint8_t* p, Width width, uint32_t value, uint32_t addr) {
+  bool silent = false;
+  switch (width) {
+  case Width::Word: silent = load_be32(p) == value; break;
+  case Width::Half: silent = load_be16(p) == uint16_t(value); break;
+  case Width::Byte: silent = *p == uint8_t(value); break;
+  }
+  if (silent) load_log_->push_back(LoadRecord{addr, width_bytes(width)});
+  else ++loud_stores_;
+}
+
 Cpu::StepStatus Cpu::store(uint32_t addr, Width width, uint32_t value) {
   const uint32_t n = width_bytes(width);
   if (addr & (n - 1)) return set_fault(FaultKind::MisalignedAccess, addr, "store");
@@ -215,6 +227,8 @@ Cpu::StepStatus Cpu::store(uint32_t addr, Width width, uint32_t value) {
       return set_fault(FaultKind::StackOverflow, addr, what);
     }
     uint8_t* p = sram_.data() + addr;
+    if (load_log_) [[unlikely]]
+      log_store(p, width, value, addr);
     switch (width) {
     case Width::Word: store_be32(p, value); break;
     case Width::Half: store_be16(p, uint16_t(value)); break;
@@ -224,6 +238,8 @@ Cpu::StepStatus Cpu::store(uint32_t addr, Width width, uint32_t value) {
     return StepStatus::Ok;
   }
   if (addr < kMmioBase) return set_fault(FaultKind::BusError, addr, "store");
+  if (load_log_) [[unlikely]]
+    ++loud_stores_; // a register: never silent
   if (addr - cpuctl::kBase < cpuctl::kEnd - cpuctl::kBase) { // the CPU's own registers
     if (width != Width::Word)
       return set_fault(FaultKind::MmioError, addr, "the CPU's control registers are words");

@@ -242,12 +242,17 @@ public:
   };
   Snapshot snapshot() const;
   // Every data load the reference model makes (address, bytes) is appended to `log`
-  // while it is set (the doze watch's read set); null stops it.
+  // while it is set (the doze watch's read set); null stops it. So is every silent store
+  // to SRAM, one that writes the bytes already there (a poll loop that calls a function
+  // pushes the same return address to the same stack slot on every pass): it changes
+  // nothing, but the loop depends on those bytes staying what they are, as on what it
+  // reads. Any other store, while the log is set, counts in loud_stores().
   struct LoadRecord {
     uint32_t addr, bytes;
     bool operator==(const LoadRecord&) const = default;
   };
   void set_load_log(std::vector<LoadRecord>* log) { load_log_ = log; }
+  uint64_t loud_stores() const { return loud_stores_; }
   void skip_repeats(uint64_t insns, uint64_t stall_cycles) {
     instructions_ += insns;
     stall_cycles_ += stall_cycles;
@@ -297,6 +302,7 @@ private:
   StepStatus step_one();
   StepStatus set_fault(FaultKind kind, uint32_t address, std::string detail);
   StepStatus set_fetch_fault(FaultKind kind, std::string detail);
+  void log_store(const uint8_t* p, isa::Width width, uint32_t value, uint32_t addr);
   // Data access by the reference model (SRAM or MMIO, with faults).
   StepStatus load(uint32_t addr, isa::Width width, bool zero_ext, uint32_t& value);
   StepStatus store(uint32_t addr, isa::Width width, uint32_t value);
@@ -422,6 +428,7 @@ private:
   std::function<void()> alarm_fn_;
   uint64_t unattributed_stalls_ = 0; // entry cycles for run_instrumented's next after()
   std::vector<LoadRecord>* load_log_ = nullptr;
+  uint64_t loud_stores_ = 0;
 };
 
 // Granule of the code map that stores check: one word, so that data next to code (a table

@@ -38,9 +38,10 @@ void SpinWatch::changing(uint32_t addr, uint32_t len) {
     }
 }
 
-// An instruction the loop may contain: anything but a store. (Loads of registers that
-// need the exact time yield, and the chip fails the watch for reads whose value moves
-// without a touch: the instruction alone cannot tell SRAM from a register.)
+// An instruction the loop may contain: any valid one. Its accesses decide the rest, as it
+// runs: loads of registers that need the exact time yield, the chip fails the watch for
+// reads whose value moves without a touch, and a store fails it (after()) unless it is
+// silent; the instruction alone cannot tell SRAM from a register, nor a silent store.
 bool SpinWatch::pure(uint32_t pc) {
   if (pc % 4 != 0 || !sram_.contains(pc, 4)) return false;
   const uint32_t word = load_be32(sram_.data() + pc);
@@ -48,7 +49,7 @@ bool SpinWatch::pure(uint32_t pc) {
   PureEntry& e = pure_cache_[(pc >> 2) % kPureEntries];
   if (e.pc != pc || e.word != word) {
     const auto in = isa::decode(word);
-    e = PureEntry{pc, word, in && !in->is_store()};
+    e = PureEntry{pc, word, in.has_value()};
   }
   return e.pure;
 }
@@ -94,6 +95,7 @@ bool SpinWatch::before(uint32_t pc) {
   stopped_ = false;
   if (inner_ && !inner_->before(pc)) return false;
   stalls_before_ = cpu_.stall_cycles();
+  loud_before_ = cpu_.loud_stores();
   return true;
 }
 
@@ -102,6 +104,9 @@ void SpinWatch::after(uint32_t pc, uint32_t cycles) {
   steps_.push_back(RepeatStep{pc, cycles, uint32_t(cpu_.stall_cycles() - stalls_before_)});
   last_pc_ = pc;
   have_last_ = true;
+  // A store that changed SRAM or went to a register: not a fixed point (stopped before
+  // the next instruction, as for an impure one).
+  if (state_ == State::Watching && cpu_.loud_stores() != loud_before_) state_ = State::Failed;
 }
 
 } // namespace lanaikit::vm

@@ -5,7 +5,7 @@
 // kernel event and, worse, bounds every other chip's run-ahead horizon. But while nothing
 // outside the CPU changes what it reads, the loop is a fixed point: once the CPU stands at
 // the same instruction with the same registers, flags and fetch stream as one iteration
-// before, having stored nothing and touched no register whose value moves on its own, every
+// before, having changed no memory and touched no register whose value moves on its own, every
 // later iteration is the same instructions with the same cycles. The chip then dozes: it
 // leaves the kernel's runnable agents, and when something it could read changes (every
 // entry point of vm::Chip that changes state the CPU can see calls Chip::touch() first) or
@@ -13,7 +13,9 @@
 // iteration up to that moment runs for real, with the state as it was; then it runs on.
 //
 // The proof is a fact about states, not a guess from a few trials: two equal snapshots
-// (Cpu::Snapshot) at a loop head, every instruction between them free of stores, of
+// (Cpu::Snapshot) at a loop head, every instruction between them free of stores that change
+// SRAM or go to a register (a silent store, of the bytes already there, changes nothing:
+// a loop that calls a function pushes the same return address each pass), of
 // accesses that need the exact time (they yield) and of reads whose value moves without a
 // touch (LINK_STATUS, register blocks), the CPU's interrupt extension unused, and no touch
 // in between. Finding the loop head is the cheap part: a loop is entered by a backward
@@ -21,8 +23,9 @@
 // on the reference model (with the profiler, if one is attached, seeing every instruction
 // as before) for at most a few hundred instructions; a watch that fails (usually at the
 // first store of a busy path) costs a little, and the chip backs off before trying again.
-// What an iteration loads is recorded too (Cpu::set_load_log): a change to SRAM or a
-// register the loop never reads does not wake it.
+// What an iteration loads, and where it stores silently, is recorded too (Cpu::
+// set_load_log): a change to SRAM or a register the loop never reads or stores does not
+// wake it (a change where it stores would make its next store loud: that wakes it).
 #pragma once
 
 #include "vm/cpu.h"
@@ -105,7 +108,7 @@ private:
   uint32_t budget_ = 0;
   uint32_t last_pc_ = 0;
   bool have_last_ = false;
-  uint64_t stalls_before_ = 0;
+  uint64_t stalls_before_ = 0, loud_before_ = 0;
   std::array<Head, 4> heads_{};
   size_t next_head_ = 0;
   std::vector<RepeatStep> steps_;

@@ -36,6 +36,13 @@ static void dma_round_trip(unsigned host, unsigned len) {
   RESULT0 = bad;
 }
 
+/* A poll through a call: the call pushes its return address and the callee stores a
+ * constant, the same bytes on every pass (silent stores, vm/doze.h). */
+static __attribute__((noinline)) unsigned poll_through_call(unsigned addr) {
+  W(addr + 8) = 5;
+  return W(addr);
+}
+
 int main(void) {
   switch (W(CTL)) {
   case 1:
@@ -82,6 +89,11 @@ int main(void) {
     break;
   case 10: /* poll the SRAM word at ARG0 until it equals ARG1 (vm/doze.h's idle loop) */
     while (W(ARG0) != ARG1) {
+    }
+    RESULT0 = RTC;
+    break;
+  case 11: /* case 10's poll, through poll_through_call */
+    while (poll_through_call(ARG0) != ARG1) {
     }
     RESULT0 = RTC;
     break;
