@@ -14,8 +14,15 @@ constexpr unsigned kSp = 4;
 } // namespace
 
 Profiler::Profiler(Cpu& cpu, std::function<sim::Time()> clock)
-    : cpu_(cpu), clock_(std::move(clock)), handler_at_(cpu.sram().size() / 4, 0),
-      insns_(cpu.sram().size() / 4, 0), cycles_(cpu.sram().size() / 4, 0) {}
+    : cpu_(cpu), clock_(std::move(clock)) {
+  const size_t words = cpu.sram().size() / 4;
+  // The 64-bit counts first, so each array is aligned for its type.
+  per_word_ = HostMemory(words * (2 * sizeof(uint64_t) + sizeof(uint32_t)), "the profiler's counts");
+  auto* counts = static_cast<uint64_t*>(per_word_.data());
+  insns_ = {counts, words};
+  cycles_ = {counts + words, words};
+  handler_at_ = {reinterpret_cast<uint32_t*>(counts + 2 * words), words};
+}
 
 uint32_t Profiler::add_handler(std::string name, uint32_t entry) {
   if (entry % 4 || entry / 4 >= handler_at_.size())
@@ -45,8 +52,7 @@ void Profiler::finish_innermost() {
 }
 
 void Profiler::reset_counts() {
-  std::fill(insns_.begin(), insns_.end(), 0);
-  std::fill(cycles_.begin(), cycles_.end(), 0);
+  per_word_.zero(0, 2 * insns_.size_bytes()); // both count arrays (pages go back)
   invocations_.clear();
   dropped_ = 0;
   handler_cycles_ = total_cycles_ = total_insns_ = 0;
