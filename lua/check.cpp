@@ -104,12 +104,14 @@ uint64_t Args::positive(int arg) const {
   return uint64_t(integer_in(arg, 1, INT64_MAX, "a positive integer"));
 }
 
-std::string Args::string(int arg) const {
+std::string Args::string(int arg) const { return std::string(string_view(arg)); }
+
+std::string_view Args::string_view(int arg) const {
   const int i = index(arg);
   if (lua_type(L_, i) != LUA_TSTRING) fail(arg, "expected a string, got " + describe(L_, i));
   size_t n = 0;
   const char* s = lua_tolstring(L_, i, &n);
-  return std::string(s, n);
+  return std::string_view(s, n);
 }
 
 bool Args::boolean(int arg) const {

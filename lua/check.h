@@ -16,6 +16,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 struct lua_State;
@@ -59,6 +60,9 @@ public:
   uint32_t u32(int arg) const;            // 0 .. 2^32-1
   uint64_t positive(int arg) const;       // > 0
   std::string string(int arg) const;
+  // The same string argument without a copy: valid while it stays on the Lua stack (the
+  // function's own arguments do, until it returns).
+  std::string_view string_view(int arg) const;
   bool boolean(int arg) const;
   Time time_ns(int arg) const;            // non-negative ns -> ps
   void function(int arg) const;           // checks a function is there

@@ -120,6 +120,8 @@ const ErrorCase kErrorCases[] = {
     {"BlockingOutsideTheProcess", "local p = c:spawn(0, 'p', function(p) end); p:sync()",
      "Process:sync: must be called from the process's own function"},
     {"RunWithoutAnEnd", "c:run()", "Cluster:run: needs until_ns or for_ns"},
+    {"Fnv1a32OfANumber", "lk.fnv1a32(5)", "lk.fnv1a32: argument 1: expected a string, got number 5"},
+    {"Fnv1a32BasisBeyond32Bits", "lk.fnv1a32('x', 2^32)", "lk.fnv1a32: argument 2: expected a 32-bit unsigned integer"},
 };
 
 INSTANTIATE_TEST_SUITE_P(Lua, ArgumentErrors, testing::ValuesIn(kErrorCases),
@@ -454,6 +456,24 @@ TEST(Results, CsvJsonAndSvgFilesAreWritten) {
   EXPECT_EQ(doc.at("ok"), true);
   EXPECT_NE(slurp(dir + "/l.svg").find("<svg"), std::string::npos);
   fs::remove_all(dir);
+}
+
+// lk.fnv1a32: the published FNV-1a test vectors, chaining, and the loop scripts wrote in Lua
+// before (vmmc/stress.lua's checksum) on every byte value.
+TEST(Results, Fnv1a32IsFnv1a) {
+  const Outcome out = run(R"(
+    assert(lk.fnv1a32('') == 0x811c9dc5)
+    assert(lk.fnv1a32('a') == 0xe40c292c)
+    assert(lk.fnv1a32('foobar') == 0xbf9cf968)
+    assert(lk.fnv1a32('bar', lk.fnv1a32('foo')) == lk.fnv1a32('foobar'))
+    local t = {}
+    for b = 0, 255 do t[#t + 1] = string.char(b, 255 - b) end
+    local s = table.concat(t)
+    local h = 12345
+    for n = 1, #s do h = ((h ~ s:byte(n)) * 16777619) & 0xFFFFFFFF end
+    assert(lk.fnv1a32(s, 12345) == h, ('%x %x'):format(lk.fnv1a32(s, 12345), h))
+  )");
+  EXPECT_EQ(out.status, 0) << out.message;
 }
 
 // ---- determinism ----------------------------------------------------------------------------
