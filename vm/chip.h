@@ -369,7 +369,7 @@ private:
   static constexpr uint32_t kWatchInstructions = 256;
   static constexpr uint32_t kMaxWatchBackoff = 4096;
   static constexpr size_t kKnownLoops = 8;
-  SpinWatch watch_{cpu_, sram_};
+  SpinWatch watch_{cpu_};
   bool doze_enabled_ = true;
   bool dozing_ = false;
   DozeLoop doze_loop_;

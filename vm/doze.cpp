@@ -1,7 +1,5 @@
 #include "vm/doze.h"
 
-#include "base/bytes.h"
-#include "isa/inst.h"
 
 #include <algorithm>
 #include <stdexcept>
@@ -38,22 +36,6 @@ void SpinWatch::changing(uint32_t addr, uint32_t len) {
     }
 }
 
-// An instruction the loop may contain: any valid one. Its accesses decide the rest, as it
-// runs: loads of registers that need the exact time yield, the chip fails the watch for
-// reads whose value moves without a touch, and a store fails it (after()) unless it is
-// silent; the instruction alone cannot tell SRAM from a register, nor a silent store.
-bool SpinWatch::pure(uint32_t pc) {
-  if (pc % 4 != 0 || !sram_.contains(pc, 4)) return false;
-  const uint32_t word = load_be32(sram_.data() + pc);
-  if (!pure_cache_) pure_cache_ = std::make_unique<PureEntry[]>(kPureEntries);
-  PureEntry& e = pure_cache_[(pc >> 2) % kPureEntries];
-  if (e.pc != pc || e.word != word) {
-    const auto in = isa::decode(word);
-    e = PureEntry{pc, word, in.has_value()};
-  }
-  return e.pure;
-}
-
 bool SpinWatch::arrive(uint32_t pc) {
   const Cpu::Snapshot now = cpu_.snapshot();
   const uint64_t epoch = inner_ ? inner_->epoch() : 0;
@@ -85,7 +67,7 @@ bool SpinWatch::before(uint32_t pc) {
   if (state_ == State::Watching) {
     // A loop is entered by a backward transfer: its target is a candidate head.
     if (have_last_ && pc <= last_pc_ && arrive(pc)) state_ = State::Proven;
-    else if (budget_ == 0 || cpu_.interrupts_used() || !pure(pc)) state_ = State::Failed;
+    else if (budget_ == 0 || cpu_.interrupts_used()) state_ = State::Failed;
   }
   if (state_ != State::Watching) { // stop before pc, which `inner` has not seen yet
     stopped_ = true;

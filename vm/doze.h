@@ -29,11 +29,9 @@
 #pragma once
 
 #include "vm/cpu.h"
-#include "vm/sram.h"
 
 #include <array>
 #include <cstdint>
-#include <memory>
 #include <vector>
 
 namespace lanaikit::vm {
@@ -53,7 +51,7 @@ class SpinWatch final : public Instrument {
 public:
   enum class State : uint8_t { Off, Watching, Proven, Failed };
 
-  SpinWatch(Cpu& cpu, const Sram& sram) : cpu_(cpu), sram_(sram) {}
+  explicit SpinWatch(Cpu& cpu) : cpu_(cpu) {}
 
   // Starts watching for at most `max_instructions`; `inner` sees every instruction.
   void begin(Instrument* inner, uint32_t max_instructions);
@@ -87,21 +85,9 @@ private:
     size_t step = 0; // index into steps_ of the first instruction after it
     size_t load = 0; // index into loads_ of its first load
   };
-  bool pure(uint32_t pc);
   bool arrive(uint32_t pc); // a backward transfer reached pc: true if the loop is proven
 
-  // Whether the word at a pc may be in a loop, by (pc, word): a poll loop asks about the
-  // same few words over and over, and decoding is most of a watch's cost. Allocated at
-  // the first watch (a chip that never watches, in a 1,024-node cluster, pays nothing).
-  struct PureEntry {
-    uint32_t pc = 1, word = 0; // pc 1: empty (never an instruction address)
-    bool pure = false;
-  };
-  static constexpr size_t kPureEntries = 1024;
-  std::unique_ptr<PureEntry[]> pure_cache_;
-
   Cpu& cpu_;
-  const Sram& sram_;
   Instrument* inner_ = nullptr;
   State state_ = State::Off;
   bool stopped_ = false;
