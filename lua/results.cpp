@@ -1,6 +1,6 @@
 // Results and checks: lk.assert, lk.fnv1a32 (a payload checksum), and lk.write_csv /
-// write_json / plot_svg / progress on the report writers of report/. Paths are relative to the working directory, as
-// io.open's are.
+// write_json / plot_svg / progress on the report writers of report/. Paths are relative
+// to the working directory, as io.open's are.
 #include "lua/internal.h"
 #include "lua/table_walk.h"
 

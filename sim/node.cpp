@@ -1,5 +1,6 @@
 #include "sim/node.h"
 
+#include "base/bytes.h"
 #include "sim/backtrace.h"
 #include "vm/debugger.h"
 
@@ -107,13 +108,17 @@ void Node::pio_write_reg(host::Process& p, uint32_t reg_offset, uint32_t value) 
   p.advance(pci_.params().pio_write_issue);
 }
 
+uint32_t Node::sram_word(uint32_t sram_offset) {
+  uint8_t b[4];
+  chip_.host_read_sram(sram_offset, b);
+  return load_be32(b);
+}
+
 host::Process::Awaiter Node::pio_read_word(host::Process& p, uint32_t sram_offset, uint32_t& out) {
   return p.suspend([this, &p, sram_offset, &out] {
     p.post([this, &p, sram_offset, &out] {
       pci_.pio_read(4, [this, &p, sram_offset, &out] {
-        uint8_t b[4];
-        chip_.host_read_sram(sram_offset, b);
-        out = uint32_t(b[0]) << 24 | uint32_t(b[1]) << 16 | uint32_t(b[2]) << 8 | b[3];
+        out = sram_word(sram_offset);
         p.resume();
       });
     }, kTagPio);
@@ -126,9 +131,7 @@ host::Process::Awaiter Node::pio_poll_word(host::Process& p, WordPoll& poll) {
 
 void Node::poll_read(host::Process& p, WordPoll& poll) {
   pci_.pio_read(4, [this, &p, &poll] {
-    uint8_t b[4];
-    chip_.host_read_sram(poll.sram_offset, b);
-    const uint32_t v = uint32_t(b[0]) << 24 | uint32_t(b[1]) << 16 | uint32_t(b[2]) << 8 | b[3];
+    const uint32_t v = sram_word(poll.sram_offset);
     *poll.value = v;
     ++*poll.reads;
     // Not there yet: the process would resume now and post its next read at once, two

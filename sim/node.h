@@ -111,6 +111,8 @@ public:
 
 private:
   void poll_read(host::Process& p, WordPoll& poll);
+  // The big-endian word at an SRAM offset, as the host's read returns it.
+  uint32_t sram_word(uint32_t sram_offset);
 
   Kernel& kernel_;
   NodeParams params_;

@@ -1,6 +1,5 @@
 #include "vm/doze.h"
 
-
 #include <algorithm>
 #include <stdexcept>
 
@@ -86,8 +85,8 @@ void SpinWatch::after(uint32_t pc, uint32_t cycles) {
   steps_.push_back(RepeatStep{pc, cycles, uint32_t(cpu_.stall_cycles() - stalls_before_)});
   last_pc_ = pc;
   have_last_ = true;
-  // A store that changed SRAM or went to a register: not a fixed point (stopped before
-  // the next instruction, as for an impure one).
+  // A store that changed SRAM or went to a register: not a fixed point (the watch stops
+  // before the next instruction).
   if (state_ == State::Watching && cpu_.loud_stores() != loud_before_) state_ = State::Failed;
 }
 

@@ -5,8 +5,8 @@
 // kernel event and, worse, bounds every other chip's run-ahead horizon. But while nothing
 // outside the CPU changes what it reads, the loop is a fixed point: once the CPU stands at
 // the same instruction with the same registers, flags and fetch stream as one iteration
-// before, having changed no memory and touched no register whose value moves on its own, every
-// later iteration is the same instructions with the same cycles. The chip then dozes: it
+// before, having changed no memory and touched no register whose value moves on its own,
+// every later iteration is the same instructions with the same cycles. The chip then dozes: it
 // leaves the kernel's runnable agents, and when something it could read changes (every
 // entry point of vm::Chip that changes state the CPU can see calls Chip::touch() first) or
 // the run ends, its counters advance by whole iterations arithmetically and the partial
@@ -22,7 +22,7 @@
 // transfer, so the targets of backward transfers are the candidates. The watch runs the CPU
 // on the reference model (with the profiler, if one is attached, seeing every instruction
 // as before) for at most a few hundred instructions; a watch that fails (usually at the
-// first store of a busy path) costs a little, and the chip backs off before trying again.
+// first loud store of a busy path) costs a little, and the chip backs off before trying again.
 // What an iteration loads, and where it stores silently, is recorded too (Cpu::
 // set_load_log): a change to SRAM or a register the loop never reads or stores does not
 // wake it (a change where it stores would make its next store loud: that wakes it).

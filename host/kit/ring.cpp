@@ -18,10 +18,10 @@ SramQueue::SramQueue(const Ref& entries, std::string_view seq_field, const Ref& 
 }
 
 host::Op<void> SramQueue::acquire(host::Process& p, sim::Node& node) {
-  if (posted_ - consumed_ < slots_) co_return;
-  sim::Node::WordPoll poll{consumed_addr_, [this](uint32_t c) { return posted_ - c < slots_; },
-                           &consumed_, &consumed_reads_};
-  while (posted_ - consumed_ >= slots_) co_await node.pio_poll_word(p, poll);
+  const auto has_room = [this](uint32_t consumed) { return posted_ - consumed < slots_; };
+  if (has_room(consumed_)) co_return;
+  sim::Node::WordPoll poll{consumed_addr_, has_room, &consumed_, &consumed_reads_};
+  while (!has_room(consumed_)) co_await node.pio_poll_word(p, poll);
 }
 
 uint32_t SramQueue::publish(host::Process& p, sim::Node& node) {
