@@ -28,6 +28,7 @@ const char* fault_kind_name(FaultKind kind) {
   case FaultKind::InstructionBudget: return "instruction budget exceeded";
   case FaultKind::StackOverflow: return "stack overflow";
   case FaultKind::UnhandledTrap: return "trap with no trap table";
+  case FaultKind::DoubleTrap: return "trap in a vector before its handler ran";
   }
   return "fault";
 }
@@ -66,6 +67,7 @@ void Cpu::reset(uint32_t entry) {
   attention_ = trap_pending_ = return_pending_ = ext_used_ = alarm_armed_ = false;
   status_ = estatus_ = epc_ = enpc_ = ennpc_ = esw_ = cause_ = tval_ = tbr_ = imask_ = lines_ = 0;
   user_cycles_ = mode_since_ = 0;
+  entered_at_ = ~uint64_t(0);
   alarm_fn_ = nullptr;
   unattributed_stalls_ = 0;
 }

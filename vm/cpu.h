@@ -63,6 +63,7 @@ enum class FaultKind : uint8_t {
   InstructionBudget,  // the run's instruction limit was reached (runaway firmware)
   StackOverflow,      // a store into the stack guard (Cpu::set_stack_guard)
   UnhandledTrap,      // a trap or interrupt taken with no trap table (TBR is 0)
+  DoubleTrap,         // a trap before the last entry's handler completed an instruction
 };
 const char* fault_kind_name(FaultKind kind);
 
@@ -425,6 +426,9 @@ private:
   uint32_t pending_cause_ = 0, pending_tval_ = 0, return_skip_ = 0;
   uint64_t user_cycles_ = 0, mode_since_ = 0; // user cycles before the last mode change
   uint64_t alarm_at_ = 0;
+  // instructions() at the last entry (none yet: all ones). An entry while it still holds
+  // is a double trap (Cpu::enter).
+  uint64_t entered_at_ = ~uint64_t(0);
   std::function<void()> alarm_fn_;
   uint64_t unattributed_stalls_ = 0; // entry cycles for run_instrumented's next after()
   std::vector<LoadRecord>* load_log_ = nullptr;

@@ -59,6 +59,19 @@ void Cpu::enter(uint32_t cause, uint32_t tval) {
     set_fault(FaultKind::UnhandledTrap, tval, what);
     return;
   }
+  // A second entry before any instruction completed since the last one: the vector's
+  // first instruction trapped (an entry turns interrupts off, so it cannot be a line). The
+  // first entry's saved state is lost before anything could save it, and the vector would
+  // trap again at every entry: the CPU stops here instead of spinning through entries with
+  // no instruction ever counted (which an instruction budget would never end).
+  if (instructions_ == entered_at_) {
+    char what[96];
+    std::snprintf(what, sizeof what, "cause %u at the first instruction of the vector for cause %u",
+                  cause, cause_);
+    set_fault(FaultKind::DoubleTrap, tval, what);
+    return;
+  }
+  entered_at_ = instructions_;
   epc_ = pc_;
   enpc_ = npc_;
   ennpc_ = nnpc_;

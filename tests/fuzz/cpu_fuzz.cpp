@@ -2,7 +2,8 @@
 // the reference stepper (step_reference / run_instrumented) on arbitrary instruction words.
 // The input's words are loaded at 0 (and copied into the data area the r4/r5 bases point
 // at), and two identical bare machines (SRAM, the bare-ABI MMIO page, a CPU) run them, one
-// per executor, under the same instruction or cycle budget, in one call or in batches.
+// per executor, under the same instruction or cycle budget, in one call (called again only
+// where run() may return early: after an entry or a return) or in batches.
 // Registers, status word, pc/npc/nnpc, instruction, stall and cycle counts, halted, the
 // fault (kind, pc, address), the run results, the output and all of SRAM must agree.
 // tests/vm/differential_test.cpp does the same over a generator of well-formed programs;
@@ -100,6 +101,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   vm::RunResult r_fast{vm::StopReason::Limit, 0};
   if (!batches) {
     r_fast = cycle_budget ? fast->cpu.run_cycles(budget) : fast->cpu.run(budget);
+    // run(n) may return before n instructions after an entry or a return that cost cycles
+    // (vm/cpu.h); its callers call again, as here. Nothing else may end it early.
+    uint64_t done = r_fast.executed;
+    while (!cycle_budget && r_fast.reason == vm::StopReason::Limit && done < budget) {
+      if (!fast->cpu.interrupts_used()) differ("run's early return (no entry or return) at", done, budget);
+      const vm::RunResult r = fast->cpu.run(budget - done);
+      done += r.executed;
+      r_fast = {r.reason, done};
+    }
   } else {
     // Batches of `batch` instructions (or cycles) until the budget or a stop.
     uint64_t done = 0;

@@ -462,3 +462,58 @@ TEST(CpuInterrupts, NoTrapTableIsAFaultAndAReadMayNotRaiseALine) {
               std::string::npos);
   }
 }
+
+// A vector whose first instruction traps again would spin through entries without ever
+// completing an instruction: an instruction budget never ended (step_reference hung, and
+// so did a caller calling run() again as vm/cpu.h asks). It is a double trap, a fault at
+// the vector, in every executor. A handler that completes an instruction before trapping
+// again nests legally and runs out its budget.
+TEST(CpuInterrupts, ATrapAtTheFirstInstructionOfAVectorIsADoubleTrap) {
+  const uint32_t vector = kTbr + cpuctl::kCauseSyscall * cpuctl::kVectorBytes;
+  const uint32_t syscall = st(0, 0, off(cpuctl::kSyscall));
+  std::vector<uint32_t> code = set_tbr_and_mask(0);
+  code.push_back(syscall);
+  struct Nothing : lanaikit::vm::Instrument {
+    bool before(uint32_t) override { return true; }
+    void after(uint32_t, uint32_t) override {}
+  } nothing;
+  // The executors that ended without the rule first: without it, the test fails on them
+  // (an ASSERT) before the reference model would hang.
+  for (int executor : {2, 3, 0, 1}) {
+    SCOPED_TRACE(executor);
+    for (bool nested_after_one : {false, true}) {
+      Kernel k(code);
+      if (nested_after_one) k.m.load({kNop, syscall}, vector);
+      else k.m.load({syscall}, vector);
+      RunResult r{StopReason::Limit, 0};
+      switch (executor) {
+      case 0: r = k.m.cpu.step_reference(100); break;
+      case 1: r = k.m.cpu.run_instrumented(100, false, nothing); break;
+      case 2: r = k.m.cpu.run_cycles(1000); break;
+      case 3: // run() returns after each entry; a caller goes on
+        for (uint64_t done = 0, calls = 0; done < 100 && r.reason == StopReason::Limit && calls < 1000; ++calls) {
+          r = k.m.cpu.run(100 - done);
+          done += r.executed;
+        }
+        break;
+      }
+      if (nested_after_one) {
+        EXPECT_EQ(r.reason, StopReason::Limit);
+        EXPECT_FALSE(k.m.cpu.fault().has_value());
+        EXPECT_EQ(k.ctl(cpuctl::kEpc), vector + 4); // the nested SYSCALL
+        continue;
+      }
+      ASSERT_EQ(r.reason, StopReason::Fault);
+      ASSERT_TRUE(k.m.cpu.fault().has_value());
+      EXPECT_EQ(k.m.cpu.fault()->kind, lanaikit::vm::FaultKind::DoubleTrap);
+      EXPECT_EQ(k.m.cpu.fault()->pc, vector);
+      EXPECT_EQ(k.ctl(cpuctl::kEpc), 0x10cu); // the first entry's state is kept
+      EXPECT_EQ(k.m.cpu.instructions(), 3u);
+      const std::string report = k.m.cpu.fault_report();
+      EXPECT_NE(report.find("trap in a vector before its handler ran (cause 33 at the first "
+                            "instruction of the vector for cause 33)"),
+                std::string::npos)
+          << report;
+    }
+  }
+}
