@@ -64,7 +64,7 @@ void Process::advance_out_of_range(sim::Time dt) const {
 
 bool Process::done() const { return task_ && task_->h_ && task_->h_.done(); }
 
-void Process::post(std::function<void()> fn, uint32_t tag) {
+void Process::post(sim::Callback fn, uint32_t tag) {
   kernel_.schedule_at(std::max(local_, kernel_.now()), std::move(fn), tag);
 }
 

@@ -188,11 +188,13 @@ public:
   }
 
   // Runs `fn` as an event at the current local time; the process goes on without waiting.
-  void post(std::function<void()> fn, uint32_t tag = 0);
+  // (A sim::Callback, not a std::function: a PIO's lambda of a few pointers is built in
+  // place instead of on the heap, twice per host register access.)
+  void post(sim::Callback fn, uint32_t tag = 0);
 
   struct Awaiter {
     Process* p;
-    std::function<void()> begin; // arranges a later resume()
+    sim::Callback begin; // arranges a later resume()
     bool await_ready() const noexcept { return false; }
     void await_suspend(std::coroutine_handle<> h) {
       p->current_ = h; // the body itself or the innermost Op awaiting
@@ -210,7 +212,7 @@ public:
   // `const std::function<bool()> ready = [...] {...}; co_await p.wait(list, ready);`.
   Awaiter wait(WaitList& list, std::function<bool()> ready);
   // Suspends; `begin` must arrange for resume() to be called later (from an event).
-  Awaiter suspend(std::function<void()> begin) { return Awaiter{this, std::move(begin)}; }
+  Awaiter suspend(sim::Callback begin) { return Awaiter{this, std::move(begin)}; }
   // Resumes a suspended process from the current event: its local clock becomes
   // max(local, now), and it continues in a new event at that time (never inside the
   // caller's callback, so models are not re-entered).
