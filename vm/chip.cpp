@@ -232,7 +232,7 @@ RunResult Chip::run_toward(uint64_t end) {
 }
 
 RunResult Chip::run_cpu(uint64_t budget, bool cycle_budget) {
-  if (watch_.watching()) return cpu_.run_instrumented(budget, cycle_budget, watch_);
+  if (watch_.watching()) return watch_.run(budget, cycle_budget);
   if (instrument_) return cpu_.run_instrumented(budget, cycle_budget, *instrument_);
   return cycle_budget ? cpu_.run_cycles(budget) : cpu_.run(budget);
 }
@@ -254,9 +254,7 @@ void Chip::start_watch() {
   const uint64_t n = cpu_.instructions();
   if (n < watch_after_) {
     const uint32_t pc = cpu_.pc();
-    if (n < known_after_ || known_pcs_.empty() || pc < known_pcs_.front() || pc > known_pcs_.back() ||
-        !std::binary_search(known_pcs_.begin(), known_pcs_.end(), pc))
-      return;
+    if (n < known_after_ || !known_pc(pc)) return;
     watch_in_known_ = true;
   }
   watch_.begin(instrument_, kWatchInstructions);
@@ -352,9 +350,9 @@ void Chip::remember_loop(const DozeLoop& loop) {
     known_heads_.assign(1, loop.head);
     known_pcs_.clear();
   }
-  for (const RepeatStep& s : loop.steps) known_pcs_.push_back(s.pc);
-  std::sort(known_pcs_.begin(), known_pcs_.end());
-  known_pcs_.erase(std::unique(known_pcs_.begin(), known_pcs_.end()), known_pcs_.end());
+  known_pcs_.resize((sram_.size() / 4 + 63) / 64); // zeros when new or just cleared
+  for (const RepeatStep& s : loop.steps)
+    if (s.pc / 4 / 64 < known_pcs_.size()) known_pcs_[s.pc / 4 / 64] |= uint64_t(1) << (s.pc / 4 % 64);
 }
 
 // Everything up to now() as the CPU would have run it: whole iterations by arithmetic

@@ -385,9 +385,14 @@ private:
   uint64_t known_after_ = 0;      // the next watch started by a known loop's pc starts here
   bool watch_in_known_ = false;   // this watch was
   static constexpr uint32_t kKnownBackoff = 64;
-  // The instruction addresses of loops that dozed before (sorted; the last kKnownLoops
-  // loops' heads in known_heads_): a batch that ends at one starts a watch.
-  std::vector<uint32_t> known_pcs_;
+  // The instruction addresses of loops that dozed before, one bit per SRAM word (empty
+  // until the first; the last kKnownLoops loops' heads in known_heads_): a batch that ends
+  // at one starts a watch. A bit test, since every batch asks.
+  std::vector<uint64_t> known_pcs_;
+  bool known_pc(uint32_t pc) const {
+    const uint32_t w = pc / 4;
+    return w / 64 < known_pcs_.size() && (known_pcs_[w / 64] >> (w % 64) & 1);
+  }
   std::vector<uint32_t> known_heads_;
   void remember_loop(const DozeLoop& loop);
   DozeCounters doze_counters_;

@@ -183,6 +183,8 @@ public:
   // The reference model one instruction at a time with `ins` around each, under an
   // instruction budget or (cycle_budget) a cycle budget as run()/run_cycles() define them.
   RunResult run_instrumented(uint64_t budget, bool cycle_budget, Instrument& ins);
+  // The same loop for a known instrument class (vm/cpu_instrumented.h).
+  template <class I> RunResult run_instrumented_as(uint64_t budget, bool cycle_budget, I& ins);
 
   // Reference stepper: up to `max_insns` instructions, calling `trace` (if set) before each
   // instruction with its address and word.

@@ -1,5 +1,7 @@
 #include "vm/doze.h"
 
+#include "vm/cpu_instrumented.h"
+
 #include <algorithm>
 #include <stdexcept>
 
@@ -88,6 +90,10 @@ void SpinWatch::after(uint32_t pc, uint32_t cycles) {
   // A store that changed SRAM or went to a register: not a fixed point (the watch stops
   // before the next instruction).
   if (state_ == State::Watching && cpu_.loud_stores() != loud_before_) state_ = State::Failed;
+}
+
+RunResult SpinWatch::run(uint64_t budget, bool cycle_budget) {
+  return cpu_.run_instrumented_as(budget, cycle_budget, *this);
 }
 
 } // namespace lanaikit::vm

@@ -75,6 +75,8 @@ public:
 
   bool before(uint32_t pc) override;
   void after(uint32_t pc, uint32_t cycles) override;
+  // Cpu::run_instrumented with this watch, its before()/after() inlined.
+  RunResult run(uint64_t budget, bool cycle_budget);
 
 private:
   struct Head {
