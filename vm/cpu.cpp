@@ -269,10 +269,10 @@ Cpu::StepStatus Cpu::store(uint32_t addr, Width width, uint32_t value) {
   return StepStatus::Ok;
 }
 
-const std::optional<isa::Inst>& Cpu::decoded(uint32_t word) const {
+const std::optional<isa::Inst>& Cpu::decode_miss(uint32_t word) const {
   if (!decode_cache_) decode_cache_ = std::make_unique<DecodeEntry[]>(kDecodeEntries);
-  DecodeEntry& e = decode_cache_[(word ^ (word >> 11) ^ (word >> 22)) % kDecodeEntries];
-  if (!e.valid || e.word != word) e = DecodeEntry{word, true, isa::decode(word)};
+  DecodeEntry& e = decode_cache_[decode_index(word)];
+  e = DecodeEntry{word, true, isa::decode(word)};
   return e.inst;
 }
 

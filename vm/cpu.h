@@ -348,7 +348,15 @@ private:
     std::optional<isa::Inst> inst;
   };
   static constexpr size_t kDecodeEntries = 2048;
-  const std::optional<isa::Inst>& decoded(uint32_t word) const;
+  static size_t decode_index(uint32_t word) { return (word ^ (word >> 11) ^ (word >> 22)) % kDecodeEntries; }
+  const std::optional<isa::Inst>& decoded(uint32_t word) const { // a hit inline: every step asks
+    if (decode_cache_) [[likely]] {
+      const DecodeEntry& e = decode_cache_[decode_index(word)];
+      if (e.valid && e.word == word) [[likely]] return e.inst;
+    }
+    return decode_miss(word);
+  }
+  const std::optional<isa::Inst>& decode_miss(uint32_t word) const;
   mutable std::unique_ptr<DecodeEntry[]> decode_cache_;
 
   // Fast-interpreter support (vm/interp.cpp).
