@@ -351,8 +351,10 @@ void Chip::remember_loop(const DozeLoop& loop) {
     known_pcs_.clear();
   }
   known_pcs_.resize((sram_.size() / 4 + 63) / 64); // zeros when new or just cleared
-  for (const RepeatStep& s : loop.steps)
-    if (s.pc / 4 / 64 < known_pcs_.size()) known_pcs_[s.pc / 4 / 64] |= uint64_t(1) << (s.pc / 4 % 64);
+  for (const RepeatStep& s : loop.steps) {
+    const uint32_t w = s.pc / 4;
+    if (w / 64 < known_pcs_.size()) known_pcs_[w / 64] |= uint64_t(1) << (w % 64);
+  }
 }
 
 // Everything up to now() as the CPU would have run it: whole iterations by arithmetic

@@ -348,7 +348,9 @@ private:
     std::optional<isa::Inst> inst;
   };
   static constexpr size_t kDecodeEntries = 2048;
-  static size_t decode_index(uint32_t word) { return (word ^ (word >> 11) ^ (word >> 22)) % kDecodeEntries; }
+  static size_t decode_index(uint32_t word) {
+    return (word ^ (word >> 11) ^ (word >> 22)) % kDecodeEntries;
+  }
   const std::optional<isa::Inst>& decoded(uint32_t word) const { // a hit inline: every step asks
     if (decode_cache_) [[likely]] {
       const DecodeEntry& e = decode_cache_[decode_index(word)];

@@ -105,7 +105,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     // (vm/cpu.h); its callers call again, as here. Nothing else may end it early.
     uint64_t done = r_fast.executed;
     while (!cycle_budget && r_fast.reason == vm::StopReason::Limit && done < budget) {
-      if (!fast->cpu.interrupts_used()) differ("run's early return (no entry or return) at", done, budget);
+      if (!fast->cpu.interrupts_used())
+        differ("run's early return (no entry or return) at", done, budget);
       const vm::RunResult r = fast->cpu.run(budget - done);
       done += r.executed;
       r_fast = {r.reason, done};

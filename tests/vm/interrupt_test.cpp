@@ -491,7 +491,8 @@ TEST(CpuInterrupts, ATrapAtTheFirstInstructionOfAVectorIsADoubleTrap) {
       case 1: r = k.m.cpu.run_instrumented(100, false, nothing); break;
       case 2: r = k.m.cpu.run_cycles(1000); break;
       case 3: // run() returns after each entry; a caller goes on
-        for (uint64_t done = 0, calls = 0; done < 100 && r.reason == StopReason::Limit && calls < 1000; ++calls) {
+        for (uint64_t done = 0, calls = 0;
+             done < 100 && r.reason == StopReason::Limit && calls < 1000; ++calls) {
           r = k.m.cpu.run(100 - done);
           done += r.executed;
         }
