@@ -269,18 +269,18 @@ Cpu::StepStatus Cpu::store(uint32_t addr, Width width, uint32_t value) {
   return StepStatus::Ok;
 }
 
-const std::optional<isa::Inst>& Cpu::decode_miss(uint32_t word) const {
+const Cpu::DecodeEntry& Cpu::decode_miss(uint32_t word) const {
   if (!decode_cache_) decode_cache_ = std::make_unique<DecodeEntry[]>(kDecodeEntries);
   DecodeEntry& e = decode_cache_[decode_index(word)];
-  e = DecodeEntry{word, true, isa::decode(word)};
-  return e.inst;
+  e = DecodeEntry{word, true, 0, isa::decode(word)};
+  if (e.inst) e.reads = isa::regs_read(*e.inst);
+  return e;
 }
 
 bool Cpu::next_reads(uint32_t addr, unsigned r) const {
   if (r <= isa::R1 || r == isa::PC) return false;
   if (addr % 4 != 0 || !sram_.contains(addr, 4)) return false;
-  const auto& next = decoded(load_be32(sram_.data() + addr));
-  return next && ((isa::regs_read(*next) >> r) & 1);
+  return (decode_entry(load_be32(sram_.data() + addr)).reads >> r) & 1;
 }
 
 static AluOp ri_alu_op(Opcode op) {

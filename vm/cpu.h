@@ -345,20 +345,22 @@ private:
   struct DecodeEntry {
     uint32_t word = 0;
     bool valid = false;
+    uint32_t reads = 0; // isa::regs_read(*inst): the load-use interlock asks it of every load's successor
     std::optional<isa::Inst> inst;
   };
   static constexpr size_t kDecodeEntries = 2048;
   static size_t decode_index(uint32_t word) {
     return (word ^ (word >> 11) ^ (word >> 22)) % kDecodeEntries;
   }
-  const std::optional<isa::Inst>& decoded(uint32_t word) const { // a hit inline: every step asks
+  const std::optional<isa::Inst>& decoded(uint32_t word) const { return decode_entry(word).inst; }
+  const DecodeEntry& decode_entry(uint32_t word) const { // a hit inline: every step asks
     if (decode_cache_) [[likely]] {
       const DecodeEntry& e = decode_cache_[decode_index(word)];
-      if (e.valid && e.word == word) [[likely]] return e.inst;
+      if (e.valid && e.word == word) [[likely]] return e;
     }
     return decode_miss(word);
   }
-  const std::optional<isa::Inst>& decode_miss(uint32_t word) const;
+  const DecodeEntry& decode_miss(uint32_t word) const;
   mutable std::unique_ptr<DecodeEntry[]> decode_cache_;
 
   // Fast-interpreter support (vm/interp.cpp).
