@@ -21,12 +21,18 @@ void SpinWatch::stop() {
   cpu_.set_load_log(nullptr);
 }
 
+// The CPU's current place is a candidate head too, compared whenever the CPU is back at
+// it, not only after a backward transfer: a watch that starts inside an idle loop (a
+// batch ended there) proves it after one iteration, not the rest of this one and the next.
 void SpinWatch::restart() {
   have_last_ = false;
   for (Head& h : heads_) h.used = false;
-  next_head_ = 0;
   steps_.clear();
   loads_.clear();
+  start_pc_ = cpu_.pc();
+  heads_[0] = Head{start_pc_, true, cpu_.snapshot(), cpu_.instructions(), cpu_.stall_cycles(),
+                   inner_ ? inner_->epoch() : 0, 0, 0};
+  next_head_ = 1;
 }
 
 void SpinWatch::changing(uint32_t addr, uint32_t len) {
@@ -67,7 +73,7 @@ bool SpinWatch::before(uint32_t pc) {
   if (state_ == State::Off) return inner_ ? inner_->before(pc) : true;
   if (state_ == State::Watching) {
     // A loop is entered by a backward transfer: its target is a candidate head.
-    if (have_last_ && pc <= last_pc_ && arrive(pc)) state_ = State::Proven;
+    if (have_last_ && (pc <= last_pc_ || pc == start_pc_) && arrive(pc)) state_ = State::Proven;
     else if (budget_ == 0 || cpu_.interrupts_used()) state_ = State::Failed;
   }
   if (state_ != State::Watching) { // stop before pc, which `inner` has not seen yet

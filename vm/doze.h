@@ -19,7 +19,9 @@
 // accesses that need the exact time (they yield) and of reads whose value moves without a
 // touch (LINK_STATUS, register blocks), the CPU's interrupt extension unused, and no touch
 // in between. Finding the loop head is the cheap part: a loop is entered by a backward
-// transfer, so the targets of backward transfers are the candidates. The watch runs the CPU
+// transfer, so the targets of backward transfers are the candidates, and so is the pc where
+// the watch began or started over (a watch that begins inside an idle loop, as one started
+// at a known loop's pc does, proves it after one iteration). The watch runs the CPU
 // on the reference model (with the profiler, if one is attached, seeing every instruction
 // as before) for at most a few hundred instructions; a watch that fails (usually at the
 // first loud store of a busy path) costs a little, and the chip backs off before trying again.
@@ -95,6 +97,7 @@ private:
   bool stopped_ = false;
   uint32_t budget_ = 0;
   uint32_t last_pc_ = 0;
+  uint32_t start_pc_ = 0; // where the CPU stood when the watch began or restarted
   bool have_last_ = false;
   uint64_t stalls_before_ = 0, loud_before_ = 0;
   std::array<Head, 4> heads_{};
