@@ -254,7 +254,8 @@ void CellLink::deliver() {
     RxItem& f = rx_.front();
     const uint32_t size = uint32_t(f.packet->bytes.size());
     const uint32_t left = size - f.offset;
-    const Chunk chunk{f.packet, f.offset, left, true};
+    const PacketPtr packet = f.packet; // as a Packet, for the chunk's PacketRef
+    const Chunk chunk{packet, f.offset, left, true};
     const uint32_t answer = sink_ ? std::min(chunk.whole(), sink_->accept(chunk)) : chunk.whole();
     f.offset += std::min(answer, left);
     // Short of the whole (the frame's end counts one): the sink stalled; it calls

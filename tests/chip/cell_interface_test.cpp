@@ -36,7 +36,7 @@ struct Sink : net::PacketSink {
   std::vector<Received> got;
   explicit Sink(sim::Kernel& k) : kernel(k) {}
   uint32_t accept(const net::Chunk& c) override {
-    auto p = std::static_pointer_cast<net::AtmPacket>(c.packet);
+    auto p = std::static_pointer_cast<net::AtmPacket>(c.packet.ptr());
     got.push_back({kernel.now(), p->vci, p->raw_cell, p->status, p->bytes});
     return c.whole();
   }
