@@ -342,10 +342,8 @@ uint64_t Chip::instructions_now() const {
 
 void Chip::remember_loop(const DozeLoop& loop) {
   // A loop proven from any of its pcs (a watch compares where it started, vm/doze.h) is
-  // known once: a head already among the known pcs adds nothing.
-  if (known_pc(loop.head) ||
-      std::find(known_heads_.begin(), known_heads_.end(), loop.head) != known_heads_.end())
-    return;
+  // known once: a head already among the known pcs (every known head is) adds nothing.
+  if (known_pc(loop.head)) return;
   watch_backoff_ = kMinWatchBackoff; // a new loop: there may be more to find
   known_heads_.push_back(loop.head);
   if (known_heads_.size() > kKnownLoops) {

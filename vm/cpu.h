@@ -345,7 +345,7 @@ private:
   struct DecodeEntry {
     uint32_t word = 0;
     bool valid = false;
-    uint32_t reads = 0; // isa::regs_read(*inst): the load-use interlock asks it of every load's successor
+    uint32_t reads = 0; // isa::regs_read(*inst), for the load-use interlock's look ahead
     std::optional<isa::Inst> inst;
   };
   static constexpr size_t kDecodeEntries = 2048;

@@ -30,8 +30,7 @@ void SpinWatch::restart() {
   steps_.clear();
   loads_.clear();
   start_pc_ = cpu_.pc();
-  heads_[0] = Head{start_pc_, true, cpu_.snapshot(), cpu_.instructions(), cpu_.stall_cycles(),
-                   inner_ ? inner_->epoch() : 0, 0, 0};
+  heads_[0] = head_here(start_pc_, cpu_.snapshot());
   next_head_ = 1;
 }
 
@@ -61,10 +60,10 @@ bool SpinWatch::arrive(uint32_t pc) {
         throw std::logic_error("doze: an iteration's steps do not match its instruction count");
       return true;
     }
-    h = Head{pc, true, now, cpu_.instructions(), cpu_.stall_cycles(), epoch, steps_.size(), loads_.size()};
+    h = head_here(pc, now);
     return false;
   }
-  heads_[next_head_] = Head{pc, true, now, cpu_.instructions(), cpu_.stall_cycles(), epoch, steps_.size(), loads_.size()};
+  heads_[next_head_] = head_here(pc, now);
   next_head_ = (next_head_ + 1) % heads_.size();
   return false;
 }

@@ -89,6 +89,11 @@ private:
     size_t step = 0; // index into steps_ of the first instruction after it
     size_t load = 0; // index into loads_ of its first load
   };
+  // The CPU is at pc now: the head it would record there (steps_ and loads_ from here on).
+  Head head_here(uint32_t pc, const Cpu::Snapshot& now) const {
+    return Head{pc, true, now, cpu_.instructions(), cpu_.stall_cycles(),
+                inner_ ? inner_->epoch() : 0, steps_.size(), loads_.size()};
+  }
   bool arrive(uint32_t pc); // a backward transfer reached pc: true if the loop is proven
 
   Cpu& cpu_;
