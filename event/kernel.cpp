@@ -10,6 +10,7 @@ Kernel::Queue::Queue() {
   for (int r = 0; r < kRuns; ++r) {
     run_front[r] = ~Key(0);
     run_back[r] = 0;
+    rank[r] = uint8_t(r);
   }
 }
 
@@ -33,27 +34,26 @@ void Kernel::add_block() {
 
 void Kernel::Queue::push(const Entry& e) {
   const Key k = key_of(e);
-  // The run whose last entry is the latest before e; an empty one (last key 0) only if
-  // none fits.
-  int to = kHeap;
-  Key best = 0;
-  for (int r = 0; r < kRuns; ++r) {
-    const Key b = run_back[r];
-    if (b < k && (to == kHeap || b > best)) {
-      to = r;
-      best = b;
-    }
-  }
   // A new earliest entry ends up at the front of its run (so the run was empty) or at the
   // heap's top.
   const bool earliest = top_at < 0 || k < key_of(top);
-  if (to != kHeap) {
-    if (runs[to].empty()) run_front[to] = k;
-    runs[to].push_back(e);
-    run_back[to] = k;
-  } else {
-    heap_push(e);
+  int to = kHeap;
+  // The run whose last entry is the latest before e (an empty one, last key 0, only if
+  // none fits): the first in rank order that ends before e.
+  for (int i = 0; i < kRuns; ++i) {
+    const int r = rank[i];
+    if (run_back[r] < k) {
+      if (run_back[r] == 0) {
+        run_front[r] = k;
+        ++used;
+      }
+      runs[r].push_back(e);
+      run_back[r] = k;
+      to = r;
+      break;
+    }
   }
+  if (to == kHeap) heap_push(e);
   if (earliest) {
     top = e;
     top_src = to;
@@ -103,7 +103,8 @@ void Kernel::Queue::heap_pop() {
 void Kernel::Queue::find_top() {
   Key m = heap.empty() ? ~Key(0) : key_of(heap.front());
   int src = kHeap;
-  for (int r = 0; r < kRuns; ++r) {
+  for (int i = 0; i < used; ++i) {
+    const int r = rank[i];
     if (run_front[r] < m) {
       m = run_front[r];
       src = r;
@@ -127,11 +128,24 @@ void Kernel::Queue::pop_min() {
     if (run.empty()) {
       run_front[top_src] = ~Key(0);
       run_back[top_src] = 0;
+      // It goes to the end of the rank order, after the runs still in use.
+      int i = 0;
+      while (rank[i] != top_src) ++i;
+      for (; i + 1 < kRuns; ++i) rank[i] = rank[i + 1];
+      rank[kRuns - 1] = uint8_t(top_src);
+      --used;
     } else {
       run_front[top_src] = key_of(run.front());
     }
   }
   find_top();
+}
+
+void Kernel::Queue::rerank() {
+  for (int r = 0; r < kRuns; ++r) rank[r] = uint8_t(r);
+  std::sort(rank, rank + kRuns, [this](uint8_t a, uint8_t b) { return run_back[a] > run_back[b]; });
+  used = 0;
+  for (int r = 0; r < kRuns; ++r) used += run_back[r] != 0;
 }
 
 void Kernel::drop_dead_now() {
@@ -141,8 +155,7 @@ void Kernel::drop_dead_now() {
   }
 }
 
-// Keeps a queue's earliest entry live.
-void Kernel::drop_dead_top(Queue& q) {
+void Kernel::drop_dead_entries(Queue& q) {
   while (q.top_at >= 0 && !live(q.top)) {
     q.pop_min();
     --dead_;
@@ -165,6 +178,7 @@ void Kernel::compact() {
       q->run_front[r] = run.empty() ? ~Key(0) : key_of(run.front());
       q->run_back[r] = run.empty() ? 0 : key_of(run.back());
     }
+    q->rerank();
     q->find_top();
   }
   keep.clear();
@@ -320,7 +334,8 @@ uint64_t Kernel::run_events(Time limit) {
   stop_ = false;
   uint64_t ran = 0;
   while (!stop_) {
-    const Time next = next_time();
+    Queue& q = earliest();
+    const Time next = now_fifo_.empty() ? q.top_at : now_;
     // The runnable agent with the earliest resume time (ties: the lowest index), and the
     // earliest resume time of the others (-1: none): the heap's top and its smaller child.
     size_t best = 0;
@@ -353,7 +368,6 @@ uint64_t Kernel::run_events(Time limit) {
       break;
     }
     // The earliest of the three queues' fronts (each is live).
-    Queue& q = earliest();
     Entry e;
     if (!now_fifo_.empty() && (q.top_at < 0 || key_of(now_fifo_.front()) < key_of(q.top))) {
       e = now_fifo_.front();

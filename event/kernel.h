@@ -310,12 +310,20 @@ private:
     Entry top{};             // the earliest entry, if top_at >= 0 (kept live)
     int top_src = kHeap;     // where it is
     Time top_at = -1;        // its time; -1: no entry
+    // The runs by their last keys, latest first, the empty ones (used .. kRuns-1) last. A
+    // push goes to the first run in this order whose last key is before the entry's: the
+    // runs ahead of it end later than the entry, the runs behind it earlier than that
+    // run's old last key, so the order still holds afterwards and a push scans no further
+    // than the run it picks (usually the first). Only a run that empties moves (to the end).
+    uint8_t rank[kRuns];
+    int used = 0; // non-empty runs
     Queue();
     void push(const Entry& e);
     void heap_push(const Entry& e);
     void heap_pop();
     void pop_min();  // removes the earliest entry
     void find_top(); // sets top_src, top_at
+    void rerank();   // rank and used from scratch (after compact)
   };
   // The queue (near or distant) whose earliest entry comes first; either when both are empty.
   const Queue& earliest() const {
@@ -323,7 +331,11 @@ private:
     return distant_.top_at < 0 || key_of(near_.top) < key_of(distant_.top) ? near_ : distant_;
   }
   Queue& earliest() { return const_cast<Queue&>(std::as_const(*this).earliest()); }
-  void drop_dead_top(Queue& q);
+  // Keeps a queue's earliest entry live (an inline test: it nearly always is).
+  void drop_dead_top(Queue& q) {
+    if (q.top_at >= 0 && !live(q.top)) [[unlikely]] drop_dead_entries(q);
+  }
+  void drop_dead_entries(Queue& q);
   void compact();
   [[noreturn]] void scheduled_in_the_past(Time at) const;
 
