@@ -45,6 +45,7 @@ void Kernel::Queue::push(const Entry& e) {
     if (run_back[r] < k) {
       if (run_back[r] == 0) {
         run_front[r] = k;
+        front_slot[r] = e.slot;
         ++used;
       }
       runs[r].push_back(e);
@@ -115,7 +116,13 @@ void Kernel::Queue::find_top() {
     top_at = -1;
     return;
   }
-  top = src == kHeap ? heap.front() : runs[src].front();
+  if (src == kHeap) {
+    top = heap.front();
+  } else {
+    top.at = Time(uint64_t(m >> 64));
+    top.key = uint64_t(m);
+    top.slot = front_slot[src];
+  }
   top_at = top.at;
 }
 
@@ -135,7 +142,9 @@ void Kernel::Queue::pop_min() {
       rank[kRuns - 1] = uint8_t(top_src);
       --used;
     } else {
-      run_front[top_src] = key_of(run.front());
+      const Entry& f = run.front();
+      run_front[top_src] = key_of(f);
+      front_slot[top_src] = f.slot;
     }
   }
   find_top();
@@ -176,6 +185,7 @@ void Kernel::compact() {
         if (live(run.front())) keep.push_back(run.front());
       for (const Entry& e : keep) run.push_back(e);
       q->run_front[r] = run.empty() ? ~Key(0) : key_of(run.front());
+      q->front_slot[r] = run.empty() ? 0 : run.front().slot;
       q->run_back[r] = run.empty() ? 0 : key_of(run.back());
     }
     q->rerank();

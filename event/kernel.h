@@ -305,6 +305,8 @@ private:
   struct Queue {
     Fifo<Entry> runs[kRuns]; // each in increasing (at, key) order
     Key run_front[kRuns];    // key of each run's first entry; ~0: empty
+    uint32_t front_slot[kRuns]; // and its slot (the front is rebuilt from these two, so
+                                // finding the top reads no run's buffer)
     Key run_back[kRuns];     // key of each run's last entry; 0: empty
     std::vector<Entry> heap; // min-heap by (at, key)
     Entry top{};             // the earliest entry, if top_at >= 0 (kept live)
