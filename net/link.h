@@ -175,6 +175,7 @@ private:
 
   sim::Kernel& kernel_;
   LinkConfig config_;
+  uint64_t ps_num_ = 1, ps_den_ = 1; // a byte's wire time, 10^12 / bytes_per_s, reduced
   std::string name_;
   LinkCounters counters_;
   PacketSink* sink_ = nullptr;

@@ -16,6 +16,27 @@ namespace {
 Packet make(uint64_t id, size_t size) { return Packet{id, pattern(size, uint32_t(id)), 0}; }
 } // namespace
 
+// wire_time takes a reduced fraction and 64-bit arithmetic while it can: the same floor as
+// the 128-bit formula, for rates that divide 10^12 and rates that do not, and for byte
+// counts whose product overflows 64 bits.
+TEST(Link, WireTimeIsTheExactFloorAtAnyRate) {
+  sim::Kernel k;
+  for (const uint64_t rate : {160'000'000ull, 155'520'000ull / 8, 1ull, 3ull, 7'777'777ull,
+                              999'999'999'989ull, 1'000'000'000'000ull}) {
+    LinkConfig c;
+    c.bytes_per_s = rate;
+    c.slack_bytes = 1 << 20; // a slow link's round trip is long; not what this test is about
+    Link link(k, c);
+    const std::initializer_list<uint64_t> counts{0, 1, 31, 101, 1'000'003, uint64_t(1) << 40,
+                                                 (uint64_t(1) << 62) / 3, ~uint64_t(0) / 1'000'000};
+    for (const uint64_t n : counts) {
+      const unsigned __int128 exact = (unsigned __int128)n * 1'000'000'000'000ull / rate;
+      if (exact > uint64_t(INT64_MAX)) continue; // beyond any simulated time
+      EXPECT_EQ(uint64_t(link.wire_time(n)), uint64_t(exact)) << rate << " B/s, " << n << " bytes";
+    }
+  }
+}
+
 TEST(Link, OnePacketArrivesAfterLatencyPlusWireTime) {
   sim::Kernel k;
   LinkConfig c; // 160 MB/s, 50 ns, 32-byte chunks
