@@ -10,6 +10,7 @@ Kernel::Queue::Queue() {
   for (int r = 0; r < kRuns; ++r) {
     run_front[r] = ~Key(0);
     run_back[r] = 0;
+    front_slot[r] = 0;
     rank[r] = uint8_t(r);
   }
 }

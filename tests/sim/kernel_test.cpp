@@ -377,6 +377,65 @@ TEST(Kernel, MatchesAReferenceQueueUnderRandomLoad) {
   }
 }
 
+// The queue keeps its runs ordered by their last entries (a push takes the first that ends
+// before it). Mass cancellation rebuilds the runs from their live entries and re-ranks
+// them (six times here); streams that go on scheduling afterwards, and lose all their
+// pending events now and then, must still come out in (time, FIFO) order.
+TEST(Kernel, RunsStayOrderedAfterTheQueueIsRebuilt) {
+  struct Ref {
+    Time at;
+    uint64_t n;
+    bool operator<(const Ref& o) const { return std::tie(at, n) < std::tie(o.at, o.n); }
+  };
+  Kernel k;
+  std::set<Ref> ref;
+  std::vector<EventId> ids;
+  std::vector<Ref> made; // by n
+  std::vector<Time> next(6, 0);
+  uint64_t n = 0, ran = 0, mismatches = 0;
+  std::function<void(uint64_t, int)> fire;
+  std::vector<int> stream_of; // by n
+  auto add = [&](int stream) {
+    Time& t = next[size_t(stream)];
+    t = std::max(t, k.now()) + 100 + 17 * stream; // six streams, interleaved periods
+    const Ref r{t, n++};
+    ref.insert(r);
+    made.push_back(r);
+    stream_of.push_back(stream);
+    ids.push_back(k.schedule_at(r.at, [&fire, id = r.n, stream] { fire(id, stream); }));
+  };
+  fire = [&](uint64_t me, int stream) {
+    ++ran;
+    if (ref.empty() || ref.begin()->n != me) ++mismatches;
+    else ref.erase(ref.begin());
+    if (n < 6000) add(stream);
+    if (n < 6000 && me % 5 == 0) add((stream + 3) % 6); // another stream's run gets one more
+    if (ran % 97 == 0) { // now and then a stream is cancelled whole: its runs empty
+      const int victim = int(ran / 97 % 6);
+      for (auto it = ref.begin(); it != ref.end();) {
+        if (stream_of[it->n] == victim) {
+          if (!k.cancel(ids[it->n])) ++mismatches;
+          it = ref.erase(it);
+        } else {
+          ++it;
+        }
+      }
+    }
+  };
+  for (int i = 0; i < 2400; ++i) add(i % 6);
+  // Most of everything, and all of streams 0 and 1.
+  for (uint64_t i = 0; i < ids.size(); ++i)
+    if (i % 8 != 0 || i % 6 < 2) {
+      EXPECT_TRUE(k.cancel(ids[i]));
+      ref.erase(made[i]);
+    }
+  EXPECT_EQ(k.pending(), ref.size());
+  k.run();
+  EXPECT_EQ(mismatches, 0u);
+  EXPECT_TRUE(ref.empty());
+  EXPECT_GT(ran, 3000u);
+}
+
 TEST(Kernel, TraceIsAWordWiseFold) {
   Kernel k;
   uint64_t want = 0xcbf29ce484222325ull;
