@@ -702,3 +702,32 @@ TEST(CpuFastPaths, PatchingTheBranchOfAFusedPairIsSeen) {
   EXPECT_EQ(m->cpu.reg(R10), 3u);
   EXPECT_EQ(m->cpu.reg(R12), 2u);
 }
+
+// A writer that changes a decoded word and calls invalidate() with a range that covers it,
+// in any position (the word first, last, alone or among data; ranges of 1 to 48 bytes):
+// the next run executes the new word, on both executors. invalidate() looks for decoded
+// words eight code-map bytes at a time, the rest in one overlapping load.
+TEST(Invalidate, AChangedWordAnywhereInTheRangeIsDecodedAgain) {
+  constexpr uint32_t kWord = 0x40; // the instruction that changes
+  for (const Executor how : {Executor::Reference, Executor::Fast}) {
+    for (uint32_t len = 1; len <= 48; ++len) {
+      for (uint32_t begin = kWord + 4 > len ? kWord + 4 - len : 0; begin < kWord + 4; ++begin) {
+        Machine m;
+        std::vector<uint32_t> words(18, kNop);
+        words[0] = bt(kWord);
+        words[kWord / 4] = sli(R10, 1);
+        words[kWord / 4 + 1] = exit_with(R10);
+        m.load(words);
+        run_with(m, how, 100);
+        ASSERT_TRUE(m.cpu.halted());
+        ASSERT_EQ(m.io.exit_status(), 1u);
+        m.sram.write32(kWord, sli(R10, 2));
+        m.cpu.invalidate(begin, len);
+        m.cpu.reset(0);
+        run_with(m, how, 100);
+        ASSERT_TRUE(m.cpu.halted()) << m.cpu.fault_report();
+        EXPECT_EQ(m.io.exit_status(), 2u) << "invalidate(" << begin << ", " << len << ")";
+      }
+    }
+  }
+}
