@@ -1,7 +1,6 @@
 #include "net/link.h"
 
 #include <algorithm>
-#include <numeric>
 #include <stdexcept>
 
 namespace lanaikit::net {
@@ -33,9 +32,7 @@ Link::Link(sim::Kernel& kernel, LinkConfig config, std::string name)
   if (c.tx_fifo_bytes < c.chunk_bytes) fail("tx_fifo_bytes must hold at least one chunk");
   if (!(c.go_bytes < c.stop_bytes && c.stop_bytes <= c.slack_bytes))
     fail("need go_bytes < stop_bytes <= slack_bytes");
-  const uint64_t g = std::gcd(uint64_t(sim::kSecond), c.bytes_per_s);
-  ps_num_ = uint64_t(sim::kSecond) / g;
-  ps_den_ = c.bytes_per_s / g;
+  byte_clock_ = sim::ClockDomain(c.bytes_per_s);
   // After the arrival that triggers STOP (at most stop-1 + chunk+1 bytes buffered), a round
   // trip's worth of bytes plus the chunk being sent when STOP lands may still arrive.
   const uint64_t need = uint64_t(c.stop_bytes) + 3ull * c.chunk_bytes + 2 +
@@ -45,15 +42,10 @@ Link::Link(sim::Kernel& kernel, LinkConfig config, std::string name)
          std::to_string(need) + " (stop_bytes + 3 chunks + 2 + 2*latency*bandwidth)");
 }
 
-// floor(bytes * 10^12 / bytes_per_s), as the reduced fraction ps_num_ / ps_den_: at the
-// Myrinet rate (6,250 ps a byte) a multiply, elsewhere one 64-bit division while the
-// product fits (it did a 128-bit division per chunk, a libgcc call).
-sim::Time Link::wire_time(uint64_t bytes) const {
-  uint64_t p;
-  if (!__builtin_mul_overflow(bytes, ps_num_, &p)) [[likely]]
-    return sim::Time(ps_den_ == 1 ? p : p / ps_den_);
-  return sim::Time((unsigned __int128)bytes * ps_num_ / ps_den_);
-}
+// floor(bytes * 10^12 / bytes_per_s): the start of "cycle" `bytes` of a clock ticking once
+// a byte, which ClockDomain computes from the reduced fraction in 64-bit arithmetic while
+// the product fits (it was a 128-bit division per chunk, a libgcc call).
+sim::Time Link::wire_time(uint64_t bytes) const { return byte_clock_.time_of(bytes); }
 
 void Link::set_faults(const FaultPlan& faults) {
   config_.faults = faults;

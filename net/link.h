@@ -175,7 +175,7 @@ private:
 
   sim::Kernel& kernel_;
   LinkConfig config_;
-  uint64_t ps_num_ = 1, ps_den_ = 1; // a byte's wire time, 10^12 / bytes_per_s, reduced
+  sim::ClockDomain byte_clock_{1}; // ticks once a byte: wire_time (set once the rate is checked)
   std::string name_;
   LinkCounters counters_;
   PacketSink* sink_ = nullptr;
