@@ -305,6 +305,15 @@ void Kernel::settle_dozing() {
   }
 }
 
+void Kernel::count_census(uint64_t key) {
+  for (auto& [k, n] : census_)
+    if (k == key) {
+      ++n;
+      return;
+    }
+  census_.emplace_back(key, 1);
+}
+
 void Kernel::run_agent(size_t index, Time horizon) {
   AgentState& a = agents_[index];
   now_ = a.resume;
@@ -365,12 +374,28 @@ uint64_t Kernel::run_events(Time limit) {
       // The next event bounds the batch, unless it is distant: then it can change nothing
       // the agent reads sooner than distant_reach_ after its time (the agent may compute
       // past it, but stops before anything others see, so the event still runs first).
+      // (No event is due at now() here: an agent runs only before the next event, and
+      // now_fifo_'s events are at now(). So the next near event is near_'s top.)
       Time horizon = limit;
-      const Time next_near = now_fifo_.empty() ? near_.top_at : now_;
-      if (next_near >= 0 && next_near < horizon) horizon = next_near;
-      if (distant_.top_at >= 0 && distant_.top_at + distant_reach_ < horizon)
+      uint64_t* bound = &batch_bounds_.limit;
+      if (near_.top_at >= 0 && near_.top_at < horizon) {
+        horizon = near_.top_at;
+        bound = &batch_bounds_.near_event;
+      }
+      if (distant_.top_at >= 0 && distant_.top_at + distant_reach_ < horizon) {
         horizon = distant_.top_at + distant_reach_;
-      if (others >= 0 && others + lookahead_ < horizon) horizon = others + lookahead_;
+        bound = &batch_bounds_.distant_event;
+      }
+      if (others >= 0 && others + lookahead_ < horizon) {
+        horizon = others + lookahead_;
+        bound = &batch_bounds_.other_agent;
+      }
+      ++*bound;
+      if (census_on_) [[unlikely]] {
+        if (bound == &batch_bounds_.near_event) count_census(slot(near_.top.slot).tag);
+        if (bound == &batch_bounds_.distant_event)
+          count_census(slot(distant_.top.slot).tag | kCensusDistant);
+      }
       run_agent(best, horizon);
       continue;
     }

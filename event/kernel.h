@@ -231,6 +231,22 @@ public:
   void set_lookahead(Time t) { lookahead_ = t; }
   Time lookahead() const { return lookahead_; }
   uint64_t agent_batches() const { return agent_batches_; }
+  // What bounded the agents' batches: the horizon each batch was given came from the run's
+  // limit, the next near event, a distant event plus distant_reach(), or another runnable
+  // agent's resume time plus lookahead() (the first of these that set it, in that order).
+  // A batch may end sooner (an access at its exact time, a doze); this counts what it was
+  // allowed. docs/sim.md, "Cluster speed", part 8, reads a stress run with it.
+  struct BatchBounds {
+    uint64_t limit = 0, near_event = 0, distant_event = 0, other_agent = 0;
+  };
+  const BatchBounds& batch_bounds() const { return batch_bounds_; }
+  // With the census on, the events that bounded batches are also counted by tag (which
+  // component's events end the batches); off, the default, it costs nothing.
+  void set_bound_census(bool on) { census_on_ = on; }
+  // (key, batches) in the order first seen: the key is a near event's tag, or a distant
+  // event's tag | kCensusDistant.
+  static constexpr uint64_t kCensusDistant = uint64_t(1) << 32;
+  const std::vector<std::pair<uint64_t, uint64_t>>& bound_census() const { return census_; }
 
   // True while an event's callback runs and no pending event would run before an event
   // scheduled now, at now(), with `order`: such an event would be the very next thing the
@@ -402,6 +418,10 @@ private:
   std::vector<AgentState> agents_;
   Time lookahead_ = 0;
   uint64_t agent_batches_ = 0;
+  BatchBounds batch_bounds_;
+  bool census_on_ = false;
+  std::vector<std::pair<uint64_t, uint64_t>> census_;
+  void count_census(uint64_t key);
 };
 
 } // namespace lanaikit::sim

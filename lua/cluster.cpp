@@ -412,13 +412,40 @@ int c_stats(lua_State* L) {
     insns += chip.cpu().instructions();
     dozed += chip.doze_counters().skipped_instructions;
   }
-  lua_createtable(L, 0, 5);
+  lua_createtable(L, 0, 7);
   set_int(L, "events", k.events_run());
   set_int(L, "agent_batches", k.agent_batches());
   set_int(L, "instructions", insns);
   set_int(L, "dozed_instructions", dozed);
   set_int(L, "processes_running", box.live_procs);
+  // What bounded each batch (sim::Kernel::batch_bounds), and with the census on, the
+  // events that did, by trace tag (a distant event's key has bit 32 set).
+  const Kernel::BatchBounds& b = k.batch_bounds();
+  lua_createtable(L, 0, 4);
+  set_int(L, "limit", b.limit);
+  set_int(L, "near_event", b.near_event);
+  set_int(L, "distant_event", b.distant_event);
+  set_int(L, "other_agent", b.other_agent);
+  lua_setfield(L, -2, "batch_bounds");
+  if (box.census) {
+    lua_createtable(L, 0, int(k.bound_census().size()));
+    for (const auto& [key, n] : k.bound_census()) {
+      lua_pushinteger(L, lua_Integer(n));
+      lua_rawseti(L, -2, lua_Integer(key));
+    }
+    lua_setfield(L, -2, "bound_census");
+  }
   return 1;
+}
+
+// c:bound_census(on): count the events that bound the chips' batches by tag (in
+// c:stats().bound_census); a diagnostic for the simulator's speed, off by default.
+int c_bound_census(lua_State* L) {
+  Args a(L, "Cluster:bound_census", 1);
+  ClusterBox& box = cluster_self(a);
+  box.census = a.boolean(1);
+  box.cluster->kernel().set_bound_census(box.census);
+  return 0;
 }
 
 // c:run{ until_ns =, for_ns =, stop_when_processes_done = } (the table is optional)
@@ -850,6 +877,7 @@ void open_cluster(lua_State* L) {
       {"run", wrap<c_run>},            {"stop", wrap<c_stop>},
       {"now_ns", wrap<c_now_ns>},      {"now_ps", wrap<c_now_ps>},
       {"trace_hash", wrap<c_trace_hash>}, {"stats", wrap<c_stats>},
+      {"bound_census", wrap<c_bound_census>},
       {"atm", wrap<c_atm>},
       {"observe", wrap<c_observe>},    {"observable", wrap<c_observable>},
       {"spawn", wrap<spawn_process>},  {nullptr, nullptr},

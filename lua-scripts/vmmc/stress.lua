@@ -27,11 +27,12 @@
 local args = require "args"
 local phase = require "phase"
 local counters = require "counters"
+local bounds = require "bounds"
 
 local usage = "usage: stress.lua [--messages N] [--seed S] [--nodes N] [--slots N] [--arena-mb MB]\n" ..
-              "                  [--short-percent P] [--max-bytes N] [--stall-ms MS] [--quiet]"
+              "                  [--short-percent P] [--max-bytes N] [--stall-ms MS] [--quiet] [--bounds]"
 local o = args.parse(arg, { messages = 20000, seed = 1, nodes = 4, slots = 8, arena_mb = 12, short_percent = 50,
-                        max_bytes = 65536, quiet = false, stall_ms = 20 }, usage)
+                        max_bytes = 65536, quiet = false, stall_ms = 20, bounds = false }, usage)
 local N, NODES, SLOTS = math.floor(o.messages), math.floor(o.nodes), math.floor(o.slots)
 assert(NODES >= 2 and NODES <= 4, "stress: 2 to 4 nodes (two endpoints each)")
 assert(SLOTS >= 1 and SLOTS <= 64, "stress: 1 to 64 slots")
@@ -47,6 +48,7 @@ local platform = lk.platform("vmmc")
 local fw = lk.firmware { sources = { "firmware/vmmc/vmmc.fw" }, opt = "O2" }
 local c = lk.cluster { platform = platform, nodes = NODES }
 local V = lk.vmmc(c, fw, platform)
+if o.bounds then bounds.start(c) end -- what ends the chips' batches (lib/bounds.lua)
 
 -- ---- the traffic: per sender, a deterministic sequence of (destination, size) ----------------
 
@@ -376,3 +378,4 @@ if ARENA > 8 * 1048576 and longs > 0 then
   lk.assert(sum.tlb_misses > 0, "stress: a send arena larger than the TLB's reach caused no TLB miss")
 end
 io.write("  OK: no loss, no corruption\n")
+if o.bounds then bounds.report(c) end

@@ -462,6 +462,56 @@ TEST(Kernel, TraceSeesEveryBitOfAValue) {
   for (int b = 0; b < 64; ++b) EXPECT_NE(hash_of(0x0123456789abcdefull ^ (uint64_t(1) << b)), base) << "bit " << b;
 }
 
+// An agent that runs exactly to whatever horizon it is given, recording each one.
+struct HorizonAgent : Agent {
+  std::vector<Time> horizons;
+  Time advance(Time horizon) override {
+    horizons.push_back(horizon);
+    return horizon;
+  }
+};
+
+// Each batch is counted under what set its horizon: a distant event plus the reach, the
+// next near event, the run's limit; the census names the events by tag.
+TEST(Kernel, BatchBoundsSayWhatEndedEachBatch) {
+  for (bool census : {false, true}) {
+    Kernel k;
+    k.set_distant_reach(50);
+    k.set_bound_census(census);
+    HorizonAgent a;
+    k.wake(k.add_agent(&a), 0);
+    k.schedule_at(400, [] {}, 9, 0, Kernel::Reach::Distant);
+    k.schedule_at(1000, [] {}, 7);
+    k.run_until(2000);
+    EXPECT_EQ(a.horizons, (std::vector<Time>{450, 1000, 2000}));
+    const Kernel::BatchBounds& b = k.batch_bounds();
+    EXPECT_EQ(b.distant_event, 1u);
+    EXPECT_EQ(b.near_event, 1u);
+    EXPECT_EQ(b.limit, 1u);
+    EXPECT_EQ(b.other_agent, 0u);
+    EXPECT_EQ(k.agent_batches(), 3u);
+    using Census = std::vector<std::pair<uint64_t, uint64_t>>;
+    const Census want = census ? Census{{9 | Kernel::kCensusDistant, 1}, {7, 1}} : Census{};
+    EXPECT_EQ(k.bound_census(), want);
+  }
+}
+
+// Two busy agents hold each other to the lookahead: each batch ends 100 ps past the
+// other's time, until the limit is nearer.
+TEST(Kernel, BatchBoundsCountTheLookaheadBehindAnotherAgent) {
+  Kernel k;
+  k.set_lookahead(100);
+  HorizonAgent a, b;
+  k.wake(k.add_agent(&a), 0);
+  k.wake(k.add_agent(&b), 0);
+  k.run_until(1000);
+  EXPECT_EQ(a.horizons, (std::vector<Time>{100, 300, 500, 700, 900, 1000}));
+  EXPECT_EQ(b.horizons, (std::vector<Time>{200, 400, 600, 800, 1000}));
+  EXPECT_EQ(k.batch_bounds().other_agent, 9u);
+  EXPECT_EQ(k.batch_bounds().limit, 2u);
+  EXPECT_EQ(k.batch_bounds().near_event + k.batch_bounds().distant_event, 0u);
+}
+
 TEST(ClockDomain, CycleTimesAreExactForDivisorFrequencies) {
   const ClockDomain c40(40'000'000); // 25 ns per cycle
   EXPECT_EQ(c40.time_of(0), 0);
