@@ -25,7 +25,7 @@ function bounds.report(c)
   local s = c:stats()
   local b = s.batch_bounds
   local total = b.limit + b.near_event + b.distant_event + b.other_agent
-  local function row(name, n) io.write(("  %-34s %12d %6.1f%%\n"):format(name, n, total > 0 and 100 * n / total or 0)) end
+  local function row(name, n) io.write(("  %-40s %12d %6.1f%%\n"):format(name, n, total > 0 and 100 * n / total or 0)) end
   io.write(("batches %d, %.2f instructions each (dozed ones not counted); bounded by:\n")
     :format(s.agent_batches, s.agent_batches > 0 and (s.instructions - s.dozed_instructions) / s.agent_batches or 0))
   row("the run's limit", b.limit)
