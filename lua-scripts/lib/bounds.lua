@@ -14,8 +14,9 @@ local bounds = {}
 local TAGS = {
   [0x4c01] = "link: chunk sent", [0x4c02] = "link: chunk arrived", [0x4c03] = "link: STOP/GO",
   [0x4c04] = "link: delivery", [0x5301] = "switch: route", [0x5302] = "switch: arbitrate",
-  [0x50430001] = "PCI: PIO read done", [0x50430002] = "PCI: PIO write done", [0x50430003] = "PCI: DMA burst done",
-  [0x4E4F0001] = "node: PIO posted", [0x4E4F0002] = "node: interrupt", [0x48500001] = "host: process resumed",
+  [0x50430001] = "PCI: PIO read done", [0x50430002] = "PCI: PIO write done",
+  [0x50430003] = "PCI: DMA burst done", [0x4E4F0001] = "node: PIO posted",
+  [0x4E4F0002] = "node: interrupt", [0x48500001] = "host: process resumed",
   [0x43480001] = "chip: timer", [0x43480002] = "chip: host DMA",
 }
 
@@ -25,9 +26,12 @@ function bounds.report(c)
   local s = c:stats()
   local b = s.batch_bounds
   local total = b.limit + b.near_event + b.distant_event + b.other_agent
-  local function row(name, n) io.write(("  %-40s %12d %6.1f%%\n"):format(name, n, total > 0 and 100 * n / total or 0)) end
+  local function row(name, n)
+    io.write(("  %-40s %12d %6.1f%%\n"):format(name, n, total > 0 and 100 * n / total or 0))
+  end
+  local ran = s.instructions - s.dozed_instructions
   io.write(("batches %d, %.2f instructions each (dozed ones not counted); bounded by:\n")
-    :format(s.agent_batches, s.agent_batches > 0 and (s.instructions - s.dozed_instructions) / s.agent_batches or 0))
+    :format(s.agent_batches, s.agent_batches > 0 and ran / s.agent_batches or 0))
   row("the run's limit", b.limit)
   row("another chip + lookahead", b.other_agent)
   -- The census's keys: a near event's tag, or a distant one's with bit 32 set.

@@ -12,6 +12,9 @@ local CTL_ROUTE_LEN, CTL_ROUTES, MAX_ROUTE = 0x40, 0x80, 8
 
 local fw = lk.firmware{ sources = { "firmware/echo/echo.c" } }
 local c = lk.cluster{ platform = lk.platform("vmmc"), nodes = 2 }
+-- Counting what bounds the chips' batches changes nothing: the trace hash below must still
+-- match the C++ run's, which does not count.
+c:bound_census(true)
 local host_buf = {}
 for i = 0, 1 do
   local n = c:node(i)
@@ -67,6 +70,15 @@ end)
 c:run{ until_ns = 1e9 }
 
 assert(#one_way == iterations, "only " .. #one_way .. " round trips finished")
+-- Every batch has one bound; the census names each near or distant one.
+local st = c:stats()
+local b = st.batch_bounds
+assert(b.limit + b.near_event + b.distant_event + b.other_agent == st.agent_batches,
+       "batch bounds do not add up to the batches")
+assert(b.near_event > 0 and b.distant_event > 0, "a switched run has near and distant bounds")
+local census = 0
+for _, n in pairs(st.bound_census) do census = census + n end
+assert(census == b.near_event + b.distant_event, "the census misses bounding events")
 table.sort(one_way)
 result = { median_ps = one_way[#one_way // 2 + 1], trace_hash = lk.trace_hash() }
 print(string.format("%d bytes: one-way %.3f us (median of %d), trace hash %016x",
