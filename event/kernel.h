@@ -233,7 +233,7 @@ public:
   uint64_t agent_batches() const { return agent_batches_; }
   // What bounded the agents' batches: the horizon each batch was given came from the run's
   // limit, the next near event, a distant event plus distant_reach(), or another runnable
-  // agent's resume time plus lookahead() (the first of these that set it, in that order).
+  // agent's resume time plus lookahead() (whichever is earliest; at a tie, the first).
   // A batch may end sooner (an access at its exact time, a doze); this counts what it was
   // allowed. docs/sim.md, "Cluster speed", part 8, reads a stress run with it.
   struct BatchBounds {
@@ -241,8 +241,9 @@ public:
   };
   const BatchBounds& batch_bounds() const { return batch_bounds_; }
   // With the census on, the events that bounded batches are also counted by tag (which
-  // component's events end the batches); off, the default, it costs nothing.
+  // component's events end the batches); off, the default, it costs a branch per batch.
   void set_bound_census(bool on) { census_on_ = on; }
+  bool bound_census_on() const { return census_on_; }
   // (key, batches) in the order first seen: the key is a near event's tag, or a distant
   // event's tag | kCensusDistant.
   static constexpr uint64_t kCensusDistant = uint64_t(1) << 32;

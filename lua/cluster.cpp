@@ -427,7 +427,7 @@ int c_stats(lua_State* L) {
   set_int(L, "distant_event", b.distant_event);
   set_int(L, "other_agent", b.other_agent);
   lua_setfield(L, -2, "batch_bounds");
-  if (box.census) {
+  if (k.bound_census_on()) {
     lua_createtable(L, 0, int(k.bound_census().size()));
     for (const auto& [key, n] : k.bound_census()) {
       lua_pushinteger(L, lua_Integer(n));
@@ -442,9 +442,7 @@ int c_stats(lua_State* L) {
 // c:stats().bound_census); a diagnostic for the simulator's speed, off by default.
 int c_bound_census(lua_State* L) {
   Args a(L, "Cluster:bound_census", 1);
-  ClusterBox& box = cluster_self(a);
-  box.census = a.boolean(1);
-  box.cluster->kernel().set_bound_census(box.census);
+  cluster_self(a).cluster->kernel().set_bound_census(a.boolean(1));
   return 0;
 }
 

@@ -104,7 +104,6 @@ struct ClusterBox {
   bool running = false;
   bool stop_requested = false;
   bool stop_when_done = true;
-  bool census = false; // Cluster:bound_census
   ~ClusterBox();
 };
 
