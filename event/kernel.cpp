@@ -338,6 +338,11 @@ void Kernel::settle_after_failure() noexcept {
   }
 }
 
+void Kernel::reserved_out_of_place(Time at, uint64_t seq) const {
+  throw std::logic_error("sim::Kernel: schedule_reserved at t=" + std::to_string(at) + " ps, seq " +
+                         std::to_string(seq) + ": that place in the order has passed or was never reserved");
+}
+
 uint64_t Kernel::run_until(Time limit) {
   uint64_t ran = 0;
   try {
@@ -401,6 +406,9 @@ uint64_t Kernel::run_events(Time limit) {
     }
     if (next < 0 || next > limit) {
       if (limit > now_) now_ = limit;
+      // Nothing at or before the limit is left: everything up to it has run.
+      const Key all = Key(uint64_t(limit)) << 64 | ~uint64_t(0);
+      if (limit >= 0 && all > done_) done_ = all;
       break;
     }
     // The earliest of the three queues' fronts (each is live).
@@ -420,6 +428,7 @@ uint64_t Kernel::run_events(Time limit) {
     s.seq = 0;
     --live_;
     now_ = e.at;
+    done_ = key_of(e);
     mix(uint64_t(e.at));
     mix((uint64_t(uint8_t(uint8_t(e.key >> kSeqBits) ^ 0x80u)) << 32) | tag);
     mix(seq);

@@ -183,9 +183,44 @@ public:
     const uint64_t seq = next_seq_++;
     s.seq = seq;
     s.tag = tag;
-    const Entry e{at, (uint64_t(uint8_t(order) ^ 0x80u) << kSeqBits) | seq, index};
+    const Entry e{at, key_for(order, seq), index};
     if (at == now_ && order == 0) now_fifo_.push_back(e); // see now_fifo_
     else if (reach == Reach::Near) near_.push(e);
+    else distant_.push(e);
+    ++live_;
+    return (seq << kSlotBits) | (index + 1);
+  }
+
+  // An event held back (a chunk arriving at a switch while it waits, net/link.h): its
+  // place in the order is taken now, as schedule_at would take it, but nothing is queued.
+  // Either its owner does its work later, from another event, once has_passed() says the
+  // kernel is past that place, or it becomes a real event with schedule_reserved(). Every
+  // other event keeps the sequence number it would have had, so the order is unchanged.
+  uint64_t reserve_seq() { return next_seq_++; }
+  // True when an event at (at, order, seq) would already have run: inside an event, it
+  // comes before the running one; between runs, the last run went past it.
+  bool has_passed(Time at, uint64_t seq, int8_t order = 0) const {
+    return (Key(uint64_t(at)) << 64 | key_for(order, seq)) < done_;
+  }
+  // Schedules a held-back event at the place reserve_seq() gave it. That place must still
+  // be ahead (!has_passed); otherwise it throws std::logic_error.
+  template <class F>
+  EventId schedule_reserved(Time at, uint64_t seq, F&& fn, uint32_t tag = 0, int8_t order = 0,
+                            Reach reach = Reach::Near) {
+    if (has_passed(at, seq, order) || seq >= next_seq_) [[unlikely]] reserved_out_of_place(at, seq);
+    const uint32_t index = take_slot();
+    Slot& s = slot(index);
+    try {
+      s.fn.assign(std::forward<F>(fn));
+    } catch (...) {
+      free_.push_back(index);
+      throw;
+    }
+    s.seq = seq;
+    s.tag = tag;
+    const Entry e{at, key_for(order, seq), index};
+    // now_fifo_ only ever grows at its back, so an older number goes to the queues.
+    if (reach == Reach::Near) near_.push(e);
     else distant_.push(e);
     ++live_;
     return (seq << kSlotBits) | (index + 1);
@@ -298,6 +333,10 @@ private:
   };
   using Key = unsigned __int128; // (at, key): every entry's is > 0
   static Key key_of(const Entry& e) { return Key(uint64_t(e.at)) << 64 | e.key; }
+  static uint64_t key_for(int8_t order, uint64_t seq) {
+    return (uint64_t(uint8_t(order) ^ 0x80u) << kSeqBits) | seq;
+  }
+  [[noreturn]] void reserved_out_of_place(Time at, uint64_t seq) const;
   static int8_t order_of(const Entry& e) { return int8_t(uint8_t(e.key >> kSeqBits) ^ 0x80u); }
   static bool before(const Entry& a, const Entry& b) { return key_of(a) < key_of(b); }
   struct Slot {
@@ -386,6 +425,9 @@ private:
   uint64_t hash_ = 0xcbf29ce484222325ull;
   bool stop_ = false;
   bool in_event_ = false; // an event's callback is running
+  // How far the run has gone, as a (time, key): the running event's, or after a run the
+  // last one's (everything up to the limit when the run reached it). has_passed() reads it.
+  Key done_ = 0;
 
   struct AgentState {
     Agent* agent;

@@ -47,6 +47,21 @@ Link::Link(sim::Kernel& kernel, LinkConfig config, std::string name)
 // the product fits (it was a 128-bit division per chunk, a libgcc call).
 sim::Time Link::wire_time(uint64_t bytes) const { return byte_clock_.time_of(bytes); }
 
+void Link::set_sink(PacketSink* sink) {
+  catch_up();
+  release_held(false); // they were held for the old sink
+  sink_ = sink;
+  quiet_sink_ = false;
+}
+
+void Link::set_sink_refuses_quietly(bool quiet) {
+  if (!quiet) {
+    catch_up();
+    release_held(false);
+  }
+  quiet_sink_ = quiet;
+}
+
 void Link::set_faults(const FaultPlan& faults) {
   config_.faults = faults;
   rng_.seed(faults.seed);
@@ -180,9 +195,14 @@ void Link::try_transmit() {
     tx_.pop_front();
   }
   if (!drop) {
-    in_flight_.push_back(InFlight{std::move(rx), wire, crc_bad});
-    kernel_.schedule_at(end + config_.latency_ps, [this] { next_chunk_arrived(); },
-                        kTagChunkArrived, 0, rx_reach_);
+    const sim::Time at = end + config_.latency_ps;
+    const bool hold = !tail && may_hold(wire);
+    // A held chunk takes the place in the order its event would have taken.
+    const uint64_t seq = hold ? kernel_.reserve_seq() : 0;
+    in_flight_.push_back(InFlight{std::move(rx), wire, crc_bad, hold, at, seq});
+    in_flight_wire_ += wire;
+    if (hold) ++held_;
+    else kernel_.schedule_at(at, [this] { next_chunk_arrived(); }, kTagChunkArrived, 0, rx_reach_);
   }
   kernel_.schedule_at(end, [this, streamed] { chunk_sent(streamed); }, kTagChunkSent, 0, tx_reach_);
 }
@@ -206,8 +226,79 @@ void Link::set_stopped(bool stop) {
   }
 }
 
+// A chunk sent now may arrive without an event if, from now until it arrives, the sink is
+// known to refuse it quietly and no arrival can make the buffer reach STOP (even if nothing
+// is drained before then). Both stay true until a delivery, which checks them again.
+bool Link::may_hold(uint32_t wire) const {
+  return quiet_sink_ && rx_stalled_ && !delivery_pending_ &&
+         (stop_sent_ || buffered_ + in_flight_wire_ + wire < config_.stop_bytes);
+}
+
+// The held chunks whose time (and place at that time) has passed join the buffer, as their
+// events would have done: the sink was waiting, so their deliver() took nothing, and no
+// STOP was due (may_hold).
+void Link::catch_up() {
+  while (held_ > 0 && in_flight_.front().held) {
+    InFlight& f = in_flight_.front();
+    if (!kernel_.has_passed(f.at, f.seq)) return;
+    buffered_ += f.wire_bytes;
+    counters_.max_buffered_bytes = std::max(counters_.max_buffered_bytes, buffered_);
+    counters_.bytes_received += f.item.length;
+    if (buffered_ >= config_.stop_bytes && !stop_sent_) [[unlikely]]
+      throw std::logic_error("link '" + name_ + "': a held-back chunk would have sent STOP");
+    in_flight_wire_ -= f.wire_bytes;
+    rx_.push_back(std::move(f.item));
+    in_flight_.pop_front();
+    --held_;
+  }
+}
+
+// The held chunks become events at their reserved places: all of them, or those due at
+// this instant (they would run before a delivery scheduled now).
+void Link::release_held(bool only_now) {
+  for (size_t i = 0; held_ > 0 && i < in_flight_.size(); ++i) {
+    InFlight& f = in_flight_[i];
+    if (!f.held || (only_now && f.at != kernel_.now())) continue;
+    f.held = false;
+    --held_;
+    kernel_.schedule_reserved(f.at, f.seq, [this] { next_chunk_arrived(); }, kTagChunkArrived, 0,
+                              rx_reach_);
+  }
+}
+
+bool Link::held_at_now() const {
+  for (size_t i = 0; held_ > 0 && i < in_flight_.size(); ++i)
+    if (in_flight_[i].held && in_flight_[i].at == kernel_.now()) return true;
+  return false;
+}
+
+LinkCounters Link::counters() const {
+  LinkCounters c = counters_;
+  uint32_t buffered = buffered_;
+  for (size_t i = 0; held_ > 0 && i < in_flight_.size(); ++i) {
+    const InFlight& f = in_flight_[i];
+    if (!f.held || !kernel_.has_passed(f.at, f.seq)) break;
+    buffered += f.wire_bytes;
+    c.max_buffered_bytes = std::max(c.max_buffered_bytes, buffered);
+    c.bytes_received += f.item.length;
+  }
+  return c;
+}
+
+uint32_t Link::buffered_bytes() const {
+  uint32_t buffered = buffered_;
+  for (size_t i = 0; held_ > 0 && i < in_flight_.size(); ++i) {
+    const InFlight& f = in_flight_[i];
+    if (!f.held || !kernel_.has_passed(f.at, f.seq)) break;
+    buffered += f.wire_bytes;
+  }
+  return buffered;
+}
+
 void Link::next_chunk_arrived() {
+  catch_up(); // held chunks ahead of this one
   InFlight& f = in_flight_.front();
+  in_flight_wire_ -= f.wire_bytes;
   RxItem item = std::move(f.item);
   const uint32_t wire = f.wire_bytes;
   const bool crc_bad = f.crc_bad;
@@ -243,6 +334,11 @@ void Link::chunk_arrived(RxItem item, uint32_t wire_bytes, bool check_crc, bool 
 
 void Link::sink_ready() {
   if (delivery_pending_) return;
+  catch_up();
+  // The sink takes bytes again: held chunks due before the delivery below would offer it
+  // their bytes, so they become events.
+  rx_stalled_ = false;
+  release_held(true);
   delivery_pending_ = true;
   kernel_.schedule_in(
       0,
@@ -254,7 +350,8 @@ void Link::sink_ready() {
 }
 
 void Link::sink_ready_last() {
-  if (!delivery_pending_ && !delivering_ && kernel_.next_in_line()) {
+  catch_up();
+  if (!delivery_pending_ && !delivering_ && kernel_.next_in_line() && !held_at_now()) {
     deliver();
     return;
   }
@@ -263,6 +360,7 @@ void Link::sink_ready_last() {
 
 void Link::deliver() {
   if (delivering_) return;
+  catch_up();
   delivering_ = true;
   while (!rx_.empty()) {
     RxItem& f = rx_.front();
@@ -280,10 +378,15 @@ void Link::deliver() {
     rx_.pop_front();
   }
   delivering_ = false;
+  rx_stalled_ = !rx_.empty();
   if (stop_sent_ && buffered_ <= config_.go_bytes) {
     stop_sent_ = false;
     kernel_.schedule_in(config_.latency_ps, [this] { set_stopped(false); }, kTagStopGo, 0, tx_reach_);
   }
+  // Still holding chunks: they stay held only while the sink waits and no STOP can come.
+  if (held_ > 0 &&
+      (!rx_stalled_ || (!stop_sent_ && buffered_ + in_flight_wire_ >= config_.stop_bytes)))
+    release_held(false);
 }
 
 } // namespace lanaikit::net

@@ -19,6 +19,10 @@
 // latency_ps later; the sender finishes the chunk it is sending and injects nothing more.
 // When the sink drains the count down to go_bytes it sends GO. The constructor checks the
 // slack above stop_bytes covers a round trip plus two chunks, so nothing is ever dropped.
+//
+// Events: a chunk's departure and arrival are events, except a chunk arriving at a sink
+// that is waiting and promised to wait quietly (a switch's input): that chunk is held back
+// without an event and joins the buffer when someone next asks (set_sink_refuses_quietly).
 #pragma once
 
 #include "net/packet.h"
@@ -77,10 +81,11 @@ public:
   // Replaces the fault plan (and reseeds its generator); packet numbers keep counting.
   void set_faults(const FaultPlan& faults);
   const std::string& name() const { return name_; }
-  const LinkCounters& counters() const { return counters_; }
+  // As of now (held-back arrivals that are due counted in; see below).
+  LinkCounters counters() const;
 
   // Receiving end. Without a sink, arriving bytes are consumed as they come.
-  void set_sink(PacketSink* sink) { sink_ = sink; }
+  void set_sink(PacketSink* sink);
   // The sink can take more: the link offers its buffered bytes again (in a new event).
   void sink_ready();
   // The same, for a caller that is an event and does nothing after this call (a switch):
@@ -89,7 +94,21 @@ public:
   // and the event is not made. A switch forwarding a packet asks after every chunk its
   // output sends, so this is about a fifth of a VMMC run's events.
   void sink_ready_last();
-  uint32_t buffered_bytes() const { return buffered_; }
+  // The sink promises that once it has taken less than a whole chunk it will take nothing,
+  // and change nothing, when offered bytes again, until it calls sink_ready() or
+  // sink_ready_last() (a switch's input: it waits for its output's FIFO or for a route).
+  // Chunks arriving meanwhile would only join the buffer. So a non-tail chunk that will
+  // arrive while the sink waits, and cannot make the buffer send STOP, is held back: it
+  // is no kernel event (its place in the kernel's order is reserved, sim::Kernel::
+  // reserve_seq) and joins the buffer when the link is next asked for its bytes, or for
+  // its counters. When the sink calls for bytes in time for such a chunk, or a GO makes a
+  // STOP possible again, the chunks still held become events at their reserved places.
+  // Either way the order of everything observable is the eager model's; only the event
+  // count and the kernel's trace hash differ. A switch's input arrivals are a quarter of
+  // a two-node VMMC run's events.
+  // set_sink() clears it; false (a test comparing with the eager model) stops holding.
+  void set_sink_refuses_quietly(bool quiet = true);
+  uint32_t buffered_bytes() const;
   // A capture tap (a pcapng writer, a test): called when a packet's tail has arrived at the
   // receiving end, with the packet as it crossed this link (route bytes still on, no CRC
   // byte), the arrival time, and whether this link's CRC check passed. Dropped packets
@@ -165,9 +184,17 @@ private:
     RxItem item;
     uint32_t wire_bytes;
     bool crc_bad; // the tail of a corrupted packet: the receiver's CRC check fails
+    bool held;    // no event: it arrives when the link is next asked (set_sink_refuses_quietly)
+    sim::Time at; // when it arrives
+    uint64_t seq; // a held chunk's place in the kernel's order at that time
   };
   void chunk_arrived(RxItem item, uint32_t wire_bytes, bool check_crc, bool crc_bad);
   void next_chunk_arrived();
+  void schedule_arrival(const InFlight& f);
+  bool may_hold(uint32_t wire) const;
+  void catch_up();
+  void release_held(bool only_now);
+  bool held_at_now() const;
   void schedule_delivery();
   void deliver();
   void set_stopped(bool stop);
@@ -200,6 +227,9 @@ private:
   // end of its last byte, and the ends never go back, so the arrival events (one per
   // chunk, all alike) run in the order they were scheduled and each takes the front.
   sim::Fifo<InFlight> in_flight_;
+  uint64_t in_flight_wire_ = 0; // their wire bytes
+  uint32_t held_ = 0;           // how many of them are held back
+
 
   // Receiver.
   sim::Fifo<RxItem> rx_;
@@ -207,6 +237,8 @@ private:
   bool stop_sent_ = false;
   bool delivery_pending_ = false;
   bool delivering_ = false;
+  bool quiet_sink_ = false;
+  bool rx_stalled_ = false; // the last delivery stopped short; no sink_ready since
 };
 
 } // namespace lanaikit::net

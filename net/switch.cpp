@@ -38,6 +38,9 @@ void Switch::attach_input(uint32_t port, Link& link) {
   inputs_[port].link = &link;
   link.set_receiver_in_switch();
   link.set_sink(&inputs_[port]);
+  // Switch::accept takes nothing and changes nothing while an input waits for its route or
+  // its output's FIFO, and calls sink_ready_last when that changes.
+  link.set_sink_refuses_quietly();
 }
 
 void Switch::attach_output(uint32_t port, Link& link) {

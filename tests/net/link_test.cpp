@@ -5,7 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 using namespace lanaikit;
 using namespace lanaikit::net;
@@ -297,4 +300,66 @@ TEST(Link, TailBytesTakenWithoutTheEndAreOfferedTheEndAgain) {
   EXPECT_EQ(sink.seen[1].length, 0u);
   EXPECT_TRUE(sink.seen[1].tail);
   EXPECT_EQ(link.buffered_bytes(), 0u);
+}
+
+// Held-back arrivals (Link::set_sink_refuses_quietly) at the instant the sink calls for
+// bytes again. A 200-byte packet meets a sink that refuses until an event scheduled at the
+// start opens it and calls sink_ready_last(). The third chunk was sent at 400 ns, while the
+// sink refused the first (32 bytes buffered, 32 on the wire, 32 more stay under STOP's
+// 128), so it is held; it arrives at 650 ns. The fourth, sent at 600 ns, could make 128
+// and is an event. Opened at 700 ns, the delivery takes the held chunk in: one event
+// fewer. Opened at 650 ns, the held chunk's own instant but after the opening event in the
+// order, the eager model's chunk event finds the sink open and hands it everything; an
+// observer event at 650 ns, scheduled after the chunk was sent, must see the bytes taken.
+// So the held chunk must become an event at its own place (the delivery the opening asks
+// for comes after the observer), and the run has as many events as the eager one.
+namespace {
+struct Gate : PacketSink {
+  sim::Kernel& k;
+  bool open = false;
+  uint32_t taken = 0;
+  std::vector<std::string> log;
+  explicit Gate(sim::Kernel& kernel) : k(kernel) {}
+  uint32_t accept(const Chunk& c) override {
+    if (!open) return 0; // quietly: no change until it calls sink_ready*
+    taken += c.length;
+    log.push_back("take " + std::to_string(c.offset) + "+" + std::to_string(c.length) + " at " +
+                  std::to_string(k.now()));
+    return c.whole();
+  }
+};
+
+std::pair<std::vector<std::string>, uint64_t> gate_run(bool hold, sim::Time open_at) {
+  sim::Kernel k;
+  Link link(k, LinkConfig{});
+  Gate gate(k);
+  link.set_sink(&gate);
+  link.set_sink_refuses_quietly(hold);
+  k.schedule_at(open_at, [&] {
+    gate.open = true;
+    link.sink_ready_last();
+  });
+  link.send(make(1, 200));
+  k.schedule_at(500 * kNanosecond, [&] {
+    k.schedule_at(open_at, [&] { gate.log.push_back("observer sees " + std::to_string(gate.taken)); });
+  });
+  k.run();
+  gate.log.push_back("received " + std::to_string(link.counters().bytes_received) + ", max buffered " +
+                     std::to_string(link.counters().max_buffered_bytes));
+  return {gate.log, k.events_run()};
+}
+} // namespace
+
+TEST(Link, AHeldChunkDueWhenTheSinkOpensKeepsItsPlace) {
+  {
+    const auto [eager, eager_events] = gate_run(false, 700 * kNanosecond);
+    const auto [held, held_events] = gate_run(true, 700 * kNanosecond);
+    EXPECT_EQ(held, eager);
+    EXPECT_EQ(held_events + 1, eager_events);
+  }
+  const auto [eager, eager_events] = gate_run(false, 650 * kNanosecond);
+  const auto [held, held_events] = gate_run(true, 650 * kNanosecond);
+  EXPECT_EQ(held, eager);
+  EXPECT_NE(std::find(eager.begin(), eager.end(), "observer sees 96"), eager.end());
+  EXPECT_EQ(held_events, eager_events);
 }

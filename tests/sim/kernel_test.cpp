@@ -580,3 +580,54 @@ TEST(ClockDomain, RejectsImpossibleFrequencies) {
   EXPECT_THROW(ClockDomain(0), std::invalid_argument);
   EXPECT_THROW(ClockDomain(2'000'000'000'000ull), std::invalid_argument);
 }
+
+// A held-back event (reserve_seq now, schedule_reserved later) runs exactly where the
+// event scheduled at reserve time would have: among events at the same time and order,
+// by the place it reserved, even if others were scheduled for that instant meanwhile, and
+// even from an event at that very instant. has_passed() says when its place is behind.
+TEST(Kernel, AReservedPlaceKeepsTheEventWhereItWouldHaveRun) {
+  auto run = [](bool reserve) {
+    Kernel k;
+    std::vector<std::string> log;
+    auto note = [&](std::string s) { return [&log, s] { log.push_back(s); }; };
+    k.schedule_at(100, note("a"));
+    uint64_t seq = 0;
+    if (reserve) seq = k.reserve_seq();
+    else k.schedule_at(100, note("held"));
+    k.schedule_at(100, note("b"));
+    k.schedule_at(50, [&, reserve, seq] {
+      k.schedule_at(100, note("c")); // scheduled later than the held one
+      if (reserve) {
+        EXPECT_FALSE(k.has_passed(100, seq));
+        EXPECT_TRUE(k.has_passed(40, seq + 100)); // an earlier time has passed, any place
+        k.schedule_reserved(100, seq, note("held"));
+      }
+    });
+    k.schedule_at(100, [&] { log.push_back("d"); }, 0, -1); // order -1: first at 100
+    k.run();
+    if (reserve) {
+      EXPECT_TRUE(k.has_passed(100, seq));
+      EXPECT_THROW(k.schedule_reserved(100, seq, [] {}), std::logic_error); // behind now
+      EXPECT_THROW(k.schedule_reserved(200, k.reserve_seq() + 1, [] {}), std::logic_error); // never reserved
+    }
+    return log;
+  };
+  const std::vector<std::string> eager = run(false);
+  EXPECT_EQ(eager, (std::vector<std::string>{"d", "a", "held", "b", "c"}));
+  EXPECT_EQ(run(true), eager);
+
+  // From an event at the reserved instant that comes before it: the place is still ahead
+  // (has_passed is false) and the event runs there, before events scheduled after it was.
+  Kernel k;
+  std::vector<std::string> log;
+  uint64_t seq = 0;
+  k.schedule_at(100, [&] {
+    EXPECT_FALSE(k.has_passed(100, seq));
+    k.schedule_reserved(100, seq, [&] { log.push_back("held"); });
+    k.schedule_in(0, [&] { log.push_back("now"); }); // a zero-delay follow-up: after it
+  });
+  seq = k.reserve_seq();
+  k.schedule_at(100, [&] { log.push_back("later"); });
+  k.run();
+  EXPECT_EQ(log, (std::vector<std::string>{"held", "later", "now"}));
+}
