@@ -339,8 +339,9 @@ void Kernel::settle_after_failure() noexcept {
 }
 
 void Kernel::reserved_out_of_place(Time at, uint64_t seq) const {
-  throw std::logic_error("sim::Kernel: schedule_reserved at t=" + std::to_string(at) + " ps, seq " +
-                         std::to_string(seq) + ": that place in the order has passed or was never reserved");
+  throw std::logic_error("sim::Kernel: schedule_reserved at t=" + std::to_string(at) +
+                         " ps, seq " + std::to_string(seq) +
+                         ": that place in the order has passed or was never reserved");
 }
 
 uint64_t Kernel::run_until(Time limit) {

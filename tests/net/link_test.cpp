@@ -341,11 +341,12 @@ std::pair<std::vector<std::string>, uint64_t> gate_run(bool hold, sim::Time open
   });
   link.send(make(1, 200));
   k.schedule_at(500 * kNanosecond, [&] {
-    k.schedule_at(open_at, [&] { gate.log.push_back("observer sees " + std::to_string(gate.taken)); });
+    k.schedule_at(open_at,
+                  [&] { gate.log.push_back("observer sees " + std::to_string(gate.taken)); });
   });
   k.run();
-  gate.log.push_back("received " + std::to_string(link.counters().bytes_received) + ", max buffered " +
-                     std::to_string(link.counters().max_buffered_bytes));
+  gate.log.push_back("received " + std::to_string(link.counters().bytes_received) +
+                     ", max buffered " + std::to_string(link.counters().max_buffered_bytes));
   return {gate.log, k.events_run()};
 }
 } // namespace

@@ -376,7 +376,8 @@ Observed run_clos(bool hold, uint64_t seed) {
                       std::to_string(c.bytes_sent) + " " + std::to_string(c.packets_received) +
                       " " + std::to_string(c.bytes_received) + " " + std::to_string(c.crc_errors) +
                       " " + std::to_string(c.drops) + " " + std::to_string(c.stops) + " " +
-                      std::to_string(c.time_stopped_ps) + " " + std::to_string(c.max_buffered_bytes));
+                      std::to_string(c.time_stopped_ps) + " " +
+                      std::to_string(c.max_buffered_bytes));
     o.stops += c.stops;
   }
   for (size_t s = 0; s < net->switch_count(); ++s) {

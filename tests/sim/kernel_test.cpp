@@ -608,7 +608,8 @@ TEST(Kernel, AReservedPlaceKeepsTheEventWhereItWouldHaveRun) {
     if (reserve) {
       EXPECT_TRUE(k.has_passed(100, seq));
       EXPECT_THROW(k.schedule_reserved(100, seq, [] {}), std::logic_error); // behind now
-      EXPECT_THROW(k.schedule_reserved(200, k.reserve_seq() + 1, [] {}), std::logic_error); // never reserved
+      // A place never reserved.
+      EXPECT_THROW(k.schedule_reserved(200, k.reserve_seq() + 1, [] {}), std::logic_error);
     }
     return log;
   };
