@@ -172,23 +172,7 @@ public:
   template <class F>
   EventId schedule_at(Time at, F&& fn, uint32_t tag = 0, int8_t order = 0, Reach reach = Reach::Near) {
     if (at < now_) [[unlikely]] scheduled_in_the_past(at);
-    const uint32_t index = take_slot();
-    Slot& s = slot(index);
-    try {
-      s.fn.assign(std::forward<F>(fn));
-    } catch (...) {
-      free_.push_back(index);
-      throw;
-    }
-    const uint64_t seq = next_seq_++;
-    s.seq = seq;
-    s.tag = tag;
-    const Entry e{at, key_for(order, seq), index};
-    if (at == now_ && order == 0) now_fifo_.push_back(e); // see now_fifo_
-    else if (reach == Reach::Near) near_.push(e);
-    else distant_.push(e);
-    ++live_;
-    return (seq << kSlotBits) | (index + 1);
+    return place(at, 0, std::forward<F>(fn), tag, order, reach);
   }
 
   // An event held back (a chunk arriving at a switch while it waits, net/link.h): its
@@ -207,23 +191,9 @@ public:
   template <class F>
   EventId schedule_reserved(Time at, uint64_t seq, F&& fn, uint32_t tag = 0, int8_t order = 0,
                             Reach reach = Reach::Near) {
-    if (has_passed(at, seq, order) || seq >= next_seq_) [[unlikely]] reserved_out_of_place(at, seq);
-    const uint32_t index = take_slot();
-    Slot& s = slot(index);
-    try {
-      s.fn.assign(std::forward<F>(fn));
-    } catch (...) {
-      free_.push_back(index);
-      throw;
-    }
-    s.seq = seq;
-    s.tag = tag;
-    const Entry e{at, key_for(order, seq), index};
-    // now_fifo_ only ever grows at its back, so an older number goes to the queues.
-    if (reach == Reach::Near) near_.push(e);
-    else distant_.push(e);
-    ++live_;
-    return (seq << kSlotBits) | (index + 1);
+    if (seq == 0 || seq >= next_seq_ || has_passed(at, seq, order)) [[unlikely]]
+      reserved_out_of_place(at, seq);
+    return place(at, seq, std::forward<F>(fn), tag, order, reach);
   }
   template <class F>
   EventId schedule_in(Time delay, F&& fn, uint32_t tag = 0, int8_t order = 0, Reach reach = Reach::Near) {
@@ -337,6 +307,29 @@ private:
     return (uint64_t(uint8_t(order) ^ 0x80u) << kSeqBits) | seq;
   }
   [[noreturn]] void reserved_out_of_place(Time at, uint64_t seq) const;
+  // Queues `fn` at `at` with sequence number `seq`, or the next one if `seq` is 0.
+  template <class F>
+  EventId place(Time at, uint64_t seq, F&& fn, uint32_t tag, int8_t order, Reach reach) {
+    const uint32_t index = take_slot();
+    Slot& s = slot(index);
+    try {
+      s.fn.assign(std::forward<F>(fn));
+    } catch (...) {
+      free_.push_back(index);
+      throw;
+    }
+    const bool fresh = seq == 0;
+    if (fresh) seq = next_seq_++;
+    s.seq = seq;
+    s.tag = tag;
+    const Entry e{at, key_for(order, seq), index};
+    // now_fifo_ only ever grows at its back, so a reserved (older) number goes to a queue.
+    if (fresh && at == now_ && order == 0) now_fifo_.push_back(e); // see now_fifo_
+    else if (reach == Reach::Near) near_.push(e);
+    else distant_.push(e);
+    ++live_;
+    return (seq << kSlotBits) | (index + 1);
+  }
   static int8_t order_of(const Entry& e) { return int8_t(uint8_t(e.key >> kSeqBits) ^ 0x80u); }
   static bool before(const Entry& a, const Entry& b) { return key_of(a) < key_of(b); }
   struct Slot {
