@@ -338,6 +338,13 @@ void Kernel::settle_after_failure() noexcept {
   }
 }
 
+void Kernel::drop_held_times(Time up_to) {
+  while (!held_times_.empty() && held_times_.front() <= up_to) {
+    std::pop_heap(held_times_.begin(), held_times_.end(), std::greater<Time>());
+    held_times_.pop_back();
+  }
+}
+
 void Kernel::reserved_out_of_place(Time at, uint64_t seq) const {
   throw std::logic_error("sim::Kernel: schedule_reserved at t=" + std::to_string(at) +
                          " ps, seq " + std::to_string(seq) +
@@ -402,6 +409,10 @@ uint64_t Kernel::run_events(Time limit) {
         if (bound == &batch_bounds_.distant_event)
           count_census(slot(distant_.top.slot).tag | kCensusDistant);
       }
+      // Every event at or before the agent's time has run (the agent goes only strictly
+      // before the next one): so have held-back events, for what the agent reads.
+      const Key start = Key(uint64_t(best_resume)) << 64 | ~uint64_t(0);
+      if (start > done_) done_ = start;
       run_agent(best, horizon);
       continue;
     }
@@ -410,6 +421,7 @@ uint64_t Kernel::run_events(Time limit) {
       // Nothing at or before the limit is left: everything up to it has run.
       const Key all = Key(uint64_t(limit)) << 64 | ~uint64_t(0);
       if (limit >= 0 && all > done_) done_ = all;
+      if (!held_times_.empty()) drop_held_times(limit);
       break;
     }
     // The earliest of the three queues' fronts (each is live).
@@ -430,6 +442,8 @@ uint64_t Kernel::run_events(Time limit) {
     --live_;
     now_ = e.at;
     done_ = key_of(e);
+    // Held-back events before this instant have passed (those at it may come after it).
+    if (!held_times_.empty() && held_times_.front() < e.at) drop_held_times(e.at - 1);
     mix(uint64_t(e.at));
     mix((uint64_t(uint8_t(uint8_t(e.key >> kSeqBits) ^ 0x80u)) << 32) | tag);
     mix(seq);

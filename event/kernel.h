@@ -13,6 +13,7 @@
 #include "event/fifo.h"
 #include "event/time.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -21,8 +22,8 @@
 #include <new>
 #include <string>
 #include <type_traits>
-#include <utility>
 #include <vector>
+#include <utility>
 
 namespace lanaikit::sim {
 
@@ -180,7 +181,13 @@ public:
   // Either its owner does its work later, from another event, once has_passed() says the
   // kernel is past that place, or it becomes a real event with schedule_reserved(). Every
   // other event keeps the sequence number it would have had, so the order is unchanged.
-  uint64_t reserve_seq() { return next_seq_++; }
+  // Its time `at` still keeps the run going as the event would have (idle(), next_time(),
+  // run() reach it), without bounding agents' batches or counting as an event.
+  uint64_t reserve_seq(Time at) {
+    held_times_.push_back(at);
+    std::push_heap(held_times_.begin(), held_times_.end(), std::greater<Time>());
+    return next_seq_++;
+  }
   // True when an event at (at, order, seq) would already have run: inside an event, it
   // comes before the running one; between runs, the last run went past it.
   bool has_passed(Time at, uint64_t seq, int8_t order = 0) const {
@@ -191,7 +198,7 @@ public:
   template <class F>
   EventId schedule_reserved(Time at, uint64_t seq, F&& fn, uint32_t tag = 0, int8_t order = 0,
                             Reach reach = Reach::Near) {
-    if (seq == 0 || seq >= next_seq_ || has_passed(at, seq, order)) [[unlikely]]
+    if (seq == 0 || seq >= next_seq_ || at < now_ || has_passed(at, seq, order)) [[unlikely]]
       reserved_out_of_place(at, seq);
     return place(at, seq, std::forward<F>(fn), tag, order, reach);
   }
@@ -267,10 +274,15 @@ public:
   }
 
   // No events pending (runnable agents do not count: a polling CPU is never idle).
-  bool idle() const { return live_ == 0; }
+  // (Held-back events, reserve_seq, count as pending for idle() and next_time().)
+  bool idle() const { return live_ == 0 && held_times_.empty(); }
   size_t pending() const { return live_; }
   // Time of the next pending event, or -1 if none.
-  Time next_time() const { return now_fifo_.empty() ? earliest().top_at : now_; }
+  Time next_time() const {
+    const Time t = now_fifo_.empty() ? earliest().top_at : now_;
+    if (held_times_.empty()) return t;
+    return t < 0 ? held_times_.front() : std::min(t, held_times_.front());
+  }
 
   uint64_t events_run() const { return events_run_; }
   uint64_t trace_hash() const { return hash_; }
@@ -421,6 +433,10 @@ private:
   // How far the run has gone, as a (time, key): the running event's, or after a run the
   // last one's (everything up to the limit when the run reached it). has_passed() reads it.
   Key done_ = 0;
+  // The times of held-back events (reserve_seq), a min-heap; those passed are dropped as
+  // the run moves on (drop_held_times).
+  std::vector<Time> held_times_;
+  void drop_held_times(Time up_to); // those at or before up_to
 
   struct AgentState {
     Agent* agent;

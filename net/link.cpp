@@ -198,7 +198,7 @@ void Link::try_transmit() {
     const sim::Time at = end + config_.latency_ps;
     const bool hold = !tail && may_hold(wire);
     // A held chunk takes the place in the order its event would have taken.
-    const uint64_t seq = hold ? kernel_.reserve_seq() : 0;
+    const uint64_t seq = hold ? kernel_.reserve_seq(at) : 0;
     in_flight_.push_back(InFlight{std::move(rx), wire, crc_bad, hold, at, seq});
     in_flight_wire_ += wire;
     if (hold) ++held_;

@@ -403,3 +403,84 @@ TEST(HeldArrivals, ASwitchInputSeesWhatTheEagerModelSees) {
     EXPECT_GT(eager.lines.size(), 1000u);
   }
 }
+
+// Held chunks keep the run going as their events would have: behind a receiver that never
+// takes anything, the last chunks to reach the switch are held (STOP already sent), and
+// nothing else is left to run. run() must still reach them: the same end time, counters
+// and buffer as the eager model. And an agent reading a switch input's counters in its
+// batch sees what it would see with one event per chunk: every chunk up to the time its
+// batch started (the kernel runs an agent only strictly before the next event).
+namespace {
+struct Refuser : PacketSink {
+  uint32_t accept(const Chunk&) override { return 0; }
+};
+
+std::string stuck_run(bool hold) {
+  sim::Kernel k;
+  LinkConfig lc;
+  lc.latency_ps = 1000 * kNanosecond; // a long cable: many chunks on the wire after STOP
+  lc.slack_bytes = 2000;
+  auto net = build_single_switch(k, 2, lc, SwitchConfig{});
+  Refuser never;
+  net->node_rx(1).set_sink(&never);
+  Collector c(k);
+  net->node_rx(0).set_sink(&c);
+  if (!hold)
+    for (size_t i = 0; i < net->link_count(); ++i) net->link_at(i).set_sink_refuses_quietly(false);
+  net->node_tx(0).send(net->make_packet(0, 1, 1, pattern(3000, 1)));
+  k.run();
+  const LinkCounters in = net->node_tx(0).counters();
+  return "now " + std::to_string(k.now()) + " idle " + std::to_string(k.idle()) + " received " +
+         std::to_string(in.bytes_received) + " max " + std::to_string(in.max_buffered_bytes) +
+         " buffered " + std::to_string(net->node_tx(0).buffered_bytes()) + " stops " +
+         std::to_string(in.stops);
+}
+
+struct Reader : sim::Agent {
+  sim::Kernel& k;
+  Link& link;
+  sim::Time at;
+  std::string seen;
+  Reader(sim::Kernel& kernel, Link& l, sim::Time t) : k(kernel), link(l), at(t) {}
+  sim::Time advance(sim::Time horizon) override {
+    if (horizon <= at) return horizon;
+    if (k.now() < at) return at;
+    seen = "at " + std::to_string(k.now()) + " received " +
+           std::to_string(link.counters().bytes_received) + " buffered " +
+           std::to_string(link.buffered_bytes());
+    return -1;
+  }
+};
+
+std::string agent_run(bool hold) {
+  sim::Kernel k;
+  SwitchConfig sc;
+  sc.fall_through_ps = 5000 * kNanosecond; // the switch waits long: later chunks are held
+  auto net = build_single_switch(k, 3, LinkConfig{}, sc);
+  std::vector<std::unique_ptr<Collector>> rx;
+  for (uint32_t n = 0; n < 3; ++n) {
+    rx.push_back(std::make_unique<Collector>(k));
+    net->node_rx(n).set_sink(rx.back().get());
+  }
+  if (!hold)
+    for (size_t i = 0; i < net->link_count(); ++i) net->link_at(i).set_sink_refuses_quietly(false);
+  net->node_tx(0).send(net->make_packet(0, 2, 1, pattern(1000, 1)));
+  Reader r(k, net->node_tx(0), 700 * kNanosecond);
+  k.wake(k.add_agent(&r), 0);
+  k.run_until(2000 * kNanosecond);
+  return r.seen;
+}
+} // namespace
+
+TEST(HeldArrivals, TheRunReachesHeldChunksWhenNothingElseIsLeft) {
+  const std::string eager = stuck_run(false), held = stuck_run(true);
+  EXPECT_EQ(held, eager);
+  EXPECT_NE(eager.find("stops 1"), std::string::npos) << eager;
+  EXPECT_NE(eager.find("idle 1"), std::string::npos) << eager;
+}
+
+TEST(HeldArrivals, AnAgentReadsWhatTheEagerModelShows) {
+  const std::string eager = agent_run(false), held = agent_run(true);
+  EXPECT_FALSE(eager.empty());
+  EXPECT_EQ(held, eager);
+}

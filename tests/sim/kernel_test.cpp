@@ -592,7 +592,7 @@ TEST(Kernel, AReservedPlaceKeepsTheEventWhereItWouldHaveRun) {
     auto note = [&](std::string s) { return [&log, s] { log.push_back(s); }; };
     k.schedule_at(100, note("a"));
     uint64_t seq = 0;
-    if (reserve) seq = k.reserve_seq();
+    if (reserve) seq = k.reserve_seq(100);
     else k.schedule_at(100, note("held"));
     k.schedule_at(100, note("b"));
     k.schedule_at(50, [&, reserve, seq] {
@@ -609,7 +609,7 @@ TEST(Kernel, AReservedPlaceKeepsTheEventWhereItWouldHaveRun) {
       EXPECT_TRUE(k.has_passed(100, seq));
       EXPECT_THROW(k.schedule_reserved(100, seq, [] {}), std::logic_error); // behind now
       // A place never reserved.
-      EXPECT_THROW(k.schedule_reserved(200, k.reserve_seq() + 1, [] {}), std::logic_error);
+      EXPECT_THROW(k.schedule_reserved(200, k.reserve_seq(200) + 1, [] {}), std::logic_error);
     }
     return log;
   };
@@ -627,7 +627,7 @@ TEST(Kernel, AReservedPlaceKeepsTheEventWhereItWouldHaveRun) {
     k.schedule_reserved(100, seq, [&] { log.push_back("held"); });
     k.schedule_in(0, [&] { log.push_back("now"); }); // a zero-delay follow-up: after it
   });
-  seq = k.reserve_seq();
+  seq = k.reserve_seq(100);
   k.schedule_at(100, [&] { log.push_back("later"); });
   k.run();
   EXPECT_EQ(log, (std::vector<std::string>{"held", "later", "now"}));
