@@ -266,7 +266,9 @@ public:
   // kernel runs (events at an instant run before agents at it). A component whose event
   // ends by scheduling a zero-delay follow-up may then do the follow-up's work in place,
   // exactly as the follow-up would have (the order of everything else is unchanged; only
-  // the event count and trace hash differ): net::Link::sink_ready_last.
+  // the event count and trace hash differ): net::Link::sink_ready_last. Held-back events
+  // (reserve_seq) are not seen here: a follow-up done in place must not read the state of
+  // a held event's owner (a switch input's link reads only its own, and checks its own).
   bool next_in_line(int8_t order = 0) const {
     if (!in_event_ || (order >= 0 && !now_fifo_.empty())) return false;
     auto after = [&](const Queue& q) { return q.top_at != now_ || order_of(q.top) > order; };

@@ -104,8 +104,8 @@ public:
   // its counters. When the sink calls for bytes in time for such a chunk, or a GO makes a
   // STOP possible again, the chunks still held become events at their reserved places.
   // Either way the order of everything observable is the eager model's; only the event
-  // count and the kernel's trace hash differ. A switch's input arrivals are a quarter of
-  // a two-node VMMC run's events.
+  // count, the kernel's trace hash and the agents' batches (fewer, longer) differ. A
+  // switch's input arrivals are a quarter of a two-node VMMC run's events.
   // set_sink() clears it; false (a test comparing with the eager model) stops holding.
   void set_sink_refuses_quietly(bool quiet = true);
   uint32_t buffered_bytes() const;
