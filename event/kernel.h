@@ -22,8 +22,8 @@
 #include <new>
 #include <string>
 #include <type_traits>
-#include <vector>
 #include <utility>
+#include <vector>
 
 namespace lanaikit::sim {
 

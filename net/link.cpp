@@ -230,8 +230,13 @@ void Link::set_stopped(bool stop) {
 // known to refuse it quietly and no arrival can make the buffer reach STOP (even if nothing
 // is drained before then). Both stay true until a delivery, which checks them again.
 bool Link::may_hold(uint32_t wire) const {
-  return quiet_sink_ && rx_stalled_ && !delivery_pending_ &&
-         (stop_sent_ || buffered_ + in_flight_wire_ + wire < config_.stop_bytes);
+  return quiet_sink_ && rx_stalled_ && !delivery_pending_ && !stop_possible(wire);
+}
+
+// Could the chunks on the wire, and `more` bytes after them, make an arrival send STOP if
+// nothing were drained meanwhile?
+bool Link::stop_possible(uint32_t more) const {
+  return !stop_sent_ && buffered_ + in_flight_wire_ + more >= config_.stop_bytes;
 }
 
 // The held chunks whose time (and place at that time) has passed join the buffer, as their
@@ -272,26 +277,30 @@ bool Link::held_at_now() const {
   return false;
 }
 
+// How many chunks at the front of in_flight_ are held and due: catch_up() would apply them.
+// The readers below count them in without applying them (they are const).
+size_t Link::passed_held() const {
+  size_t n = 0;
+  while (n < held_ && n < in_flight_.size() && in_flight_[n].held &&
+         kernel_.has_passed(in_flight_[n].at, in_flight_[n].seq))
+    ++n;
+  return n;
+}
+
 LinkCounters Link::counters() const {
   LinkCounters c = counters_;
   uint32_t buffered = buffered_;
-  for (size_t i = 0; held_ > 0 && i < in_flight_.size(); ++i) {
-    const InFlight& f = in_flight_[i];
-    if (!f.held || !kernel_.has_passed(f.at, f.seq)) break;
-    buffered += f.wire_bytes;
+  for (size_t i = 0, n = passed_held(); i < n; ++i) {
+    buffered += in_flight_[i].wire_bytes;
     c.max_buffered_bytes = std::max(c.max_buffered_bytes, buffered);
-    c.bytes_received += f.item.length;
+    c.bytes_received += in_flight_[i].item.length;
   }
   return c;
 }
 
 uint32_t Link::buffered_bytes() const {
   uint32_t buffered = buffered_;
-  for (size_t i = 0; held_ > 0 && i < in_flight_.size(); ++i) {
-    const InFlight& f = in_flight_[i];
-    if (!f.held || !kernel_.has_passed(f.at, f.seq)) break;
-    buffered += f.wire_bytes;
-  }
+  for (size_t i = 0, n = passed_held(); i < n; ++i) buffered += in_flight_[i].wire_bytes;
   return buffered;
 }
 
@@ -384,9 +393,7 @@ void Link::deliver() {
     kernel_.schedule_in(config_.latency_ps, [this] { set_stopped(false); }, kTagStopGo, 0, tx_reach_);
   }
   // Still holding chunks: they stay held only while the sink waits and no STOP can come.
-  if (held_ > 0 &&
-      (!rx_stalled_ || (!stop_sent_ && buffered_ + in_flight_wire_ >= config_.stop_bytes)))
-    release_held(false);
+  if (held_ > 0 && (!rx_stalled_ || stop_possible(0))) release_held(false);
 }
 
 } // namespace lanaikit::net

@@ -190,8 +190,9 @@ private:
   };
   void chunk_arrived(RxItem item, uint32_t wire_bytes, bool check_crc, bool crc_bad);
   void next_chunk_arrived();
-  void schedule_arrival(const InFlight& f);
   bool may_hold(uint32_t wire) const;
+  bool stop_possible(uint32_t more) const;
+  size_t passed_held() const;
   void catch_up();
   void release_held(bool only_now);
   bool held_at_now() const;
@@ -229,7 +230,6 @@ private:
   sim::Fifo<InFlight> in_flight_;
   uint64_t in_flight_wire_ = 0; // their wire bytes
   uint32_t held_ = 0;           // how many of them are held back
-
 
   // Receiver.
   sim::Fifo<RxItem> rx_;
