@@ -414,6 +414,10 @@ uint64_t Kernel::run_events(Time limit) {
       const Key start = Key(uint64_t(best_resume)) << 64 | ~uint64_t(0);
       if (start > done_) done_ = start;
       run_agent(best, horizon);
+      if (--steps_left_ == 0) [[unlikely]] {
+        paused_ = true;
+        break;
+      }
       continue;
     }
     if (next < 0 || next > limit) {
@@ -463,8 +467,28 @@ uint64_t Kernel::run_events(Time limit) {
     } release{*this, s, e.slot};
     in_event_ = true;
     s.fn();
+    if (--steps_left_ == 0) [[unlikely]] {
+      paused_ = true;
+      break;
+    }
   }
   return ran;
+}
+
+bool Kernel::run_steps(Time limit, uint64_t max_steps) {
+  paused_ = false;
+  steps_left_ = std::max<uint64_t>(max_steps, 1);
+  struct Unlimited { // whatever happens, later runs are not paused
+    uint64_t& steps;
+    ~Unlimited() { steps = ~uint64_t(0); }
+  } unlimited{steps_left_};
+  try {
+    run_events(limit);
+  } catch (...) {
+    settle_after_failure();
+    throw;
+  }
+  return !paused_;
 }
 
 uint64_t Kernel::run() {

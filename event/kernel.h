@@ -217,6 +217,17 @@ public:
   // queue reached it) or the time of the last event run. Returns the number run. Dozing
   // agents are settled at the end, also when an event or agent throws.
   uint64_t run_until(Time limit);
+  // The same, paused after `max_steps` events and agent batches: for a caller that looks
+  // at the wall clock now and then. A pause is not an end: it settles no dozing agent and
+  // bounds no batch, so what the run does does not depend on where it pauses (dozes, and
+  // what the network holds back while chips doze, follow). Returns whether the run reached
+  // the limit (or stop() was called); call it again to go on, then run_until() or settle()
+  // to end.
+  bool run_steps(Time limit, uint64_t max_steps);
+  // Brings dozing agents to now (what the end of run_until() does).
+  void settle() {
+    if (dozing_ > 0) settle_dozing();
+  }
   // Runs every event (until the queue is empty or stop() is called).
   uint64_t run();
   // Makes run()/run_until() return after the current event.
@@ -431,6 +442,8 @@ private:
   uint64_t events_run_ = 0;
   uint64_t hash_ = 0xcbf29ce484222325ull;
   bool stop_ = false;
+  bool paused_ = false;
+  uint64_t steps_left_ = ~uint64_t(0); // run_steps: events and batches before a pause
   bool in_event_ = false; // an event's callback is running
   // How far the run has gone, as a (time, key): the running event's, or after a run the
   // last one's (everything up to the limit when the run reached it). has_passed() reads it.

@@ -447,6 +447,10 @@ int c_bound_census(lua_State* L) {
 }
 
 // c:run{ until_ns =, for_ns =, stop_when_processes_done = } (the table is optional)
+// The spacing of the limits c:run gives the kernel (see below): the batches they end are
+// few (VMMC's main job simulates about 40 ms).
+constexpr Time kRunGrid = 100 * kMicrosecond;
+
 int c_run(lua_State* L) {
   Args a(L, "Cluster:run", 1);
   auto& ud = a.self<ClusterUD>(kCluster);
@@ -487,9 +491,16 @@ int c_run(lua_State* L) {
   std::string error;
   try {
     for (;;) {
-      const Time end = goal ? std::min(*goal, k.now() + rt.slice) : k.now() + rt.slice;
+      // A run cannot carry a batch past its limit, so where the limits fall bounds the
+      // chips' batches, and so where chips start watching for a doze (vm/doze.h) and what
+      // the network holds back while they doze (net/link.h): the limits lie on a fixed
+      // grid, never where the wall clock says. The wall clock only decides how many events
+      // and batches run between its readings (about every 50 ms), and pausing there
+      // changes nothing (sim::Kernel::run_steps).
+      const Time grid = (k.now() / kRunGrid + 1) * kRunGrid;
+      const Time end = goal ? std::min(*goal, grid) : grid;
       const auto w0 = std::chrono::steady_clock::now();
-      k.run_until(end);
+      k.run_steps(end, rt.steps);
       if (rt.failed() || box.stop_requested) break;
       if (goal && k.now() >= *goal) break;
       // Nothing left that could ever happen: no event and no chip running.
@@ -501,12 +512,12 @@ int c_run(lua_State* L) {
                 std::to_string(box.live_procs) + " process(es) still wait (a deadlock?)";
         break;
       }
-      // The slice only decides how often the wall clock is read: about every 50 ms.
       const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
-      if (wall < 0.02 && rt.slice < kSecond) rt.slice *= 2;
-      else if (wall > 0.1 && rt.slice > 1000) rt.slice /= 2;
+      if (wall < 0.02 && rt.steps < (uint64_t(1) << 40)) rt.steps *= 2;
+      else if (wall > 0.1 && rt.steps > 16) rt.steps /= 2;
       if (rt.wall_exceeded()) break;
     }
+    k.settle(); // the end of the run: dozing chips are brought to now
   } catch (const std::exception& e) {
     error = e.what();
   }

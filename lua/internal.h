@@ -64,7 +64,7 @@ struct Runtime::Impl {
   void stop_all_kernels();
 
   // Adaptive c:run slice (simulated time between wall-clock checks).
-  Time slice = 0;
+  uint64_t steps = 0; // c:run: events and batches between readings of the wall clock
 
   std::unique_ptr<FirmwareCache> cache;
   FirmwareCache& firmware_cache();

@@ -251,7 +251,7 @@ LuaProc::~LuaProc() {
 Runtime::Runtime(Options options) : impl_(std::make_unique<Impl>()) {
   Impl& rt = *impl_;
   rt.opt = std::move(options);
-  rt.slice = rt.opt.first_slice > 0 ? rt.opt.first_slice : kMicrosecond;
+  rt.steps = rt.opt.first_steps > 0 ? rt.opt.first_steps : 1;
   rt.L = luaL_newstate();
   if (!rt.L) throw std::runtime_error("cannot create a Lua state");
   lua_State* L = rt.L;

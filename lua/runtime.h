@@ -26,9 +26,10 @@ struct Options {
   std::vector<std::string> runtime_objects;
   std::optional<Time> time_limit; // simulated time no cluster may pass (--time-limit-ms)
   double wall_limit_s = 600;      // wall-clock limit of the whole run (--wall-limit-s)
-  // The first simulated slice c:run runs before looking at the wall clock (it then adapts
-  // to about 50 ms of wall time per slice). Never changes results; tests vary it.
-  Time first_slice = 10 * kMicrosecond;
+  // How many events and agent batches c:run runs before it first looks at the wall clock
+  // (it then adapts to about 50 ms of wall time between looks). Never changes results,
+  // not even the event trace; tests vary it.
+  uint64_t first_steps = 4096;
 
   // The defaults (assembler/locations.h): the data dir and runtime objects of the build
   // tree or the installed prefix, and the cache directory ($LANAIKIT_CACHE, else

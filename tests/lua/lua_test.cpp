@@ -478,12 +478,12 @@ TEST(Results, Fnv1a32IsFnv1a) {
 
 // ---- determinism ----------------------------------------------------------------------------
 
-TEST(Determinism, SameScriptSameTraceHashWhateverTheSlices) {
+TEST(Determinism, SameScriptSameTraceHashWhateverThePauses) {
   uint64_t hashes[3] = {};
-  const Time slices[3] = {10 * kMicrosecond, 1 * kNanosecond, 333 * kNanosecond};
+  const uint64_t steps[3] = {4096, 1, 333};
   for (int i = 0; i < 3; ++i) {
     Options o = options();
-    o.first_slice = slices[i];
+    o.first_steps = steps[i];
     Runtime rt(o);
     const Outcome out = rt.run_file(kScripts + "/echo_latency.lua", {"16", "1", "3"});
     ASSERT_EQ(out.status, 0) << out.message;

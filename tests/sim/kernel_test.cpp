@@ -632,3 +632,64 @@ TEST(Kernel, AReservedPlaceKeepsTheEventWhereItWouldHaveRun) {
   k.run();
   EXPECT_EQ(log, (std::vector<std::string>{"held", "later", "now"}));
 }
+
+// A run paused every few steps (sim::Kernel::run_steps, what c:run does to read the wall
+// clock) is the same run: the same batches with the same horizons, the same events in the
+// same order, and no dozing agent settled at a pause.
+struct DozyAgent : Agent {
+  Kernel* k = nullptr;
+  size_t index = 0;
+  int settles = 0;
+  std::vector<Time> horizons;
+  Time advance(Time horizon) override {
+    horizons.push_back(horizon);
+    if (horizons.size() == 5) { // then it dozes until settled
+      k->doze(index);
+      return -1;
+    }
+    return horizon;
+  }
+  void settle() override {
+    ++settles;
+    k->wake(index, k->now());
+  }
+};
+
+TEST(Kernel, APausedRunIsTheSameRun) {
+  auto run = [](uint64_t steps) {
+    Kernel k;
+    k.set_lookahead(70);
+    HorizonAgent a;
+    DozyAgent d;
+    d.k = &k;
+    k.wake(k.add_agent(&a), 0);
+    d.index = k.add_agent(&d);
+    k.wake(d.index, 0);
+    std::vector<std::pair<Time, int>> ran;
+    for (int i = 0; i < 40; ++i)
+      k.schedule_at(37 * i + 11, [&ran, &k, i] { ran.emplace_back(k.now(), i); }, 5);
+    int pauses = 0;
+    if (steps == 0) {
+      k.run_until(2000);
+    } else {
+      while (!k.run_steps(2000, steps)) {
+        ++pauses;
+        EXPECT_EQ(d.settles, 0); // a pause settles nobody
+      }
+      k.settle();
+    }
+    EXPECT_EQ(d.settles, 1);
+    return std::tuple{k.trace_hash(), a.horizons, d.horizons, ran, k.agent_batches(), pauses};
+  };
+  const auto whole = run(0);
+  for (uint64_t steps : {1, 2, 7}) {
+    SCOPED_TRACE(steps);
+    const auto paused = run(steps);
+    EXPECT_EQ(std::get<0>(whole), std::get<0>(paused));
+    EXPECT_EQ(std::get<1>(whole), std::get<1>(paused));
+    EXPECT_EQ(std::get<2>(whole), std::get<2>(paused));
+    EXPECT_EQ(std::get<3>(whole), std::get<3>(paused));
+    EXPECT_EQ(std::get<4>(whole), std::get<4>(paused));
+    EXPECT_GT(std::get<5>(paused), 5); // it did pause, often
+  }
+}
