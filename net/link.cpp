@@ -1,6 +1,7 @@
 #include "net/link.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <stdexcept>
 
 namespace lanaikit::net {
@@ -52,6 +53,23 @@ void Link::set_sink(PacketSink* sink) {
   release_held(false); // they were held for the old sink
   sink_ = sink;
   quiet_sink_ = false;
+  taking_sink_ = false;
+}
+
+bool Link::hold_enabled() {
+  static const bool on = [] {
+    const char* v = std::getenv("LANAIKIT_HOLD");
+    return !v || std::string(v) != "0";
+  }();
+  return on;
+}
+
+void Link::set_sink_takes_promised(bool on) {
+  if (!on) {
+    catch_up();
+    release_held(false);
+  }
+  taking_sink_ = on;
 }
 
 void Link::set_sink_refuses_quietly(bool quiet) {
@@ -196,13 +214,15 @@ void Link::try_transmit() {
   }
   if (!drop) {
     const sim::Time at = end + config_.latency_ps;
-    const bool hold = !tail && may_hold(wire);
+    const bool hold = !tail && (may_hold(wire) || (taking_sink_ && may_hold_taken(rx, wire)));
     // A held chunk takes the place in the order its event would have taken.
     const uint64_t seq = hold ? kernel_.reserve_seq(at) : 0;
-    in_flight_.push_back(InFlight{std::move(rx), wire, crc_bad, hold, at, seq});
     in_flight_wire_ += wire;
+    in_flight_data_ += data;
+    in_flight_ends_ += is_end(rx) ? 1 : 0;
     if (hold) ++held_;
-    else kernel_.schedule_at(at, [this] { next_chunk_arrived(); }, kTagChunkArrived, 0, rx_reach_);
+    in_flight_.push_back(InFlight{std::move(rx), wire, crc_bad, hold, at, seq});
+    if (!hold) kernel_.schedule_at(at, [this] { next_chunk_arrived(); }, kTagChunkArrived, 0, rx_reach_);
   }
   kernel_.schedule_at(end, [this, streamed] { chunk_sent(streamed); }, kTagChunkSent, 0, tx_reach_);
 }
@@ -233,28 +253,59 @@ bool Link::may_hold(uint32_t wire) const {
   return quiet_sink_ && rx_stalled_ && !delivery_pending_ && !stop_possible(wire);
 }
 
+// A middle chunk sent now towards a taking sink may arrive without an event if nothing is
+// buffered or being delivered, the chunks on the wire ahead of it are middle chunks too
+// (so each arrival, held or not, goes straight into the sink, and leaves the buffer empty
+// for the next), it cannot make the buffer send STOP, and the sink promises to take it
+// whole after them.
+bool Link::may_hold_taken(const RxItem& item, uint32_t wire) const {
+  if (!taking_sink_ || !sink_ || !rx_.empty() || delivery_pending_ || delivering_ || stop_sent_ ||
+      wire >= config_.stop_bytes)
+    return false;
+  // With no head or tail on the wire, every chunk there is of this chunk's packet.
+  if (in_flight_ends_ > 0) return false;
+  return sink_->promise_whole(Chunk{item.packet, item.offset, item.length, false},
+                             uint32_t(in_flight_data_));
+}
+
+// A held chunk a taking sink promised to take whole arrives, as its event would have done:
+// into the empty buffer, then straight to the sink.
+void Link::arrive_taken(InFlight& f) {
+  const Chunk chunk{f.item.packet, f.item.offset, f.item.length, false};
+  counters_.max_buffered_bytes = std::max(counters_.max_buffered_bytes, f.wire_bytes);
+  counters_.bytes_received += f.item.length;
+  if (sink_->accept(chunk) != chunk.length) [[unlikely]]
+    throw std::logic_error("link '" + name_ + "': a sink did not take a chunk it promised to take");
+}
+
 // Could the chunks on the wire, and `more` bytes after them, make an arrival send STOP if
 // nothing were drained meanwhile?
 bool Link::stop_possible(uint32_t more) const {
   return !stop_sent_ && buffered_ + in_flight_wire_ + more >= config_.stop_bytes;
 }
 
-// The held chunks whose time (and place at that time) has passed join the buffer, as their
-// events would have done: the sink was waiting, so their deliver() took nothing, and no
-// STOP was due (may_hold).
-void Link::catch_up() {
+// The held chunks whose time (and place at that time) has passed arrive, as their events
+// would have done: at a quiet sink they join the buffer (the sink was waiting, so their
+// deliver() took nothing, and no STOP was due: may_hold); a taking sink takes each whole.
+void Link::catch_up_held() {
   while (held_ > 0 && in_flight_.front().held) {
     InFlight& f = in_flight_.front();
     if (!kernel_.has_passed(f.at, f.seq)) return;
+    if (taking_sink_) {
+      leaving_wire(f);
+      InFlight taken = std::move(f);
+      in_flight_.pop_front();
+      arrive_taken(taken);
+      continue;
+    }
     buffered_ += f.wire_bytes;
     counters_.max_buffered_bytes = std::max(counters_.max_buffered_bytes, buffered_);
     counters_.bytes_received += f.item.length;
     if (buffered_ >= config_.stop_bytes && !stop_sent_) [[unlikely]]
       throw std::logic_error("link '" + name_ + "': a held-back chunk would have sent STOP");
-    in_flight_wire_ -= f.wire_bytes;
+    leaving_wire(f);
     rx_.push_back(std::move(f.item));
     in_flight_.pop_front();
-    --held_;
   }
 }
 
@@ -291,6 +342,11 @@ LinkCounters Link::counters() const {
   LinkCounters c = counters_;
   uint32_t buffered = buffered_;
   for (size_t i = 0, n = passed_held(); i < n; ++i) {
+    if (taking_sink_) { // taken as it arrives: the buffer held only it
+      c.max_buffered_bytes = std::max(c.max_buffered_bytes, in_flight_[i].wire_bytes);
+      c.bytes_received += in_flight_[i].item.length;
+      continue;
+    }
     buffered += in_flight_[i].wire_bytes;
     c.max_buffered_bytes = std::max(c.max_buffered_bytes, buffered);
     c.bytes_received += in_flight_[i].item.length;
@@ -300,6 +356,7 @@ LinkCounters Link::counters() const {
 
 uint32_t Link::buffered_bytes() const {
   uint32_t buffered = buffered_;
+  if (taking_sink_) return buffered; // held chunks are taken as they arrive
   for (size_t i = 0, n = passed_held(); i < n; ++i) buffered += in_flight_[i].wire_bytes;
   return buffered;
 }
@@ -307,7 +364,7 @@ uint32_t Link::buffered_bytes() const {
 void Link::next_chunk_arrived() {
   catch_up(); // held chunks ahead of this one
   InFlight& f = in_flight_.front();
-  in_flight_wire_ -= f.wire_bytes;
+  leaving_wire(f);
   RxItem item = std::move(f.item);
   const uint32_t wire = f.wire_bytes;
   const bool crc_bad = f.crc_bad;
@@ -393,7 +450,7 @@ void Link::deliver() {
     kernel_.schedule_in(config_.latency_ps, [this] { set_stopped(false); }, kTagStopGo, 0, tx_reach_);
   }
   // Still holding chunks: they stay held only while the sink waits and no STOP can come.
-  if (held_ > 0 && (!rx_stalled_ || stop_possible(0))) release_held(false);
+  if (quiet_sink_ && held_ > 0 && (!rx_stalled_ || stop_possible(0))) release_held(false);
 }
 
 } // namespace lanaikit::net

@@ -22,7 +22,9 @@
 //
 // Events: a chunk's departure and arrival are events, except a chunk arriving at a sink
 // that is waiting and promised to wait quietly (a switch's input): that chunk is held back
-// without an event and joins the buffer when someone next asks (set_sink_refuses_quietly).
+// without an event and joins the buffer when someone next asks (set_sink_refuses_quietly);
+// and a middle chunk that a sink promised to take whole with nothing depending on when (a
+// dozing chip): it reaches the sink when someone next asks (set_sink_takes_promised).
 #pragma once
 
 #include "net/packet.h"
@@ -108,6 +110,24 @@ public:
   // switch's input arrivals are a quarter of a two-node VMMC run's events.
   // set_sink() clears it; false (a test comparing with the eager model) stops holding.
   void set_sink_refuses_quietly(bool quiet = true);
+  // The other kind of held-back arrival: a sink that takes whatever comes (a chip's receive
+  // engine) may promise to take a middle chunk whole with no effect whose time matters
+  // (PacketSink::promise_whole: a dozing chip whose loop reads none of it). Such a chunk,
+  // sent while nothing is buffered or being delivered and every chunk on the wire is a
+  // middle chunk of its packet, is held back: it reaches the sink when the link is next
+  // asked (a later arrival, settle(), counters()) once the kernel is past its place. The sink calls settle() before anyone reads what
+  // held chunks change, and release_held() before anything that could break its promise
+  // (the held chunks that are due arrive, the rest become events at their places).
+  void set_sink_takes_promised(bool on = true);
+  // Whether sinks should ask for held-back arrivals at all: LANAIKIT_HOLD=0 turns both kinds
+  // off (one event per chunk), to compare a run both ways.
+  static bool hold_enabled();
+  bool holding() const { return held_ > 0; }
+  void settle() { catch_up(); }
+  void release_held() {
+    catch_up();
+    release_held(false);
+  }
   uint32_t buffered_bytes() const;
   // A capture tap (a pcapng writer, a test): called when a packet's tail has arrived at the
   // receiving end, with the packet as it crossed this link (route bytes still on, no CRC
@@ -191,9 +211,14 @@ private:
   void chunk_arrived(RxItem item, uint32_t wire_bytes, bool check_crc, bool crc_bad);
   void next_chunk_arrived();
   bool may_hold(uint32_t wire) const;
+  bool may_hold_taken(const RxItem& item, uint32_t wire) const;
+  void arrive_taken(InFlight& f);
   bool stop_possible(uint32_t more) const;
   size_t passed_held() const;
-  void catch_up();
+  void catch_up() { // most calls find nothing held: inline, and the loop out of line
+    if (held_ > 0) [[unlikely]] catch_up_held();
+  }
+  void catch_up_held();
   void release_held(bool only_now);
   bool held_at_now() const;
   void schedule_delivery();
@@ -229,6 +254,16 @@ private:
   // chunk, all alike) run in the order they were scheduled and each takes the front.
   sim::Fifo<InFlight> in_flight_;
   uint64_t in_flight_wire_ = 0; // their wire bytes
+  uint64_t in_flight_data_ = 0; // their data bytes
+  uint32_t in_flight_ends_ = 0; // how many are a packet's head or tail
+  static bool is_end(const RxItem& i) { return i.offset == 0 || i.tail; }
+  // A chunk leaves in_flight_ (it arrives): the counts above no longer include it.
+  void leaving_wire(const InFlight& f) {
+    in_flight_wire_ -= f.wire_bytes;
+    in_flight_data_ -= f.item.length;
+    in_flight_ends_ -= is_end(f.item) ? 1 : 0;
+    if (f.held) --held_;
+  }
   uint32_t held_ = 0;           // how many of them are held back
 
   // Receiver.
@@ -238,6 +273,7 @@ private:
   bool delivery_pending_ = false;
   bool delivering_ = false;
   bool quiet_sink_ = false;
+  bool taking_sink_ = false; // set_sink_takes_promised
   bool rx_stalled_ = false; // the last delivery stopped short; no sink_ready since
 };
 

@@ -70,6 +70,19 @@ class PacketSink {
 public:
   virtual ~PacketSink() = default;
   virtual uint32_t accept(const Chunk& chunk) = 0;
+  // A sink that takes chunks as they come (a chip's receive engine) may promise, when a
+  // middle chunk (neither a head nor a tail) is sent towards it, that whenever the chunk
+  // arrives it will take it whole, and that nothing anyone can observe depends on when it
+  // does, until the sink calls Link::release_held() (which it must before anything that
+  // could break the promise) or someone reads what the chunk changes (after
+  // Link::settle()). `ahead` is the data bytes of chunks already promised and still on
+  // the wire, which it takes first. The link then holds the chunk back without an event
+  // (Link::set_sink_takes_promised).
+  virtual bool promise_whole(const Chunk& chunk, uint32_t ahead) {
+    (void)chunk;
+    (void)ahead;
+    return false;
+  }
 };
 
 } // namespace lanaikit::net

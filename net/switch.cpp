@@ -1,7 +1,6 @@
 #include "net/switch.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <stdexcept>
 #include <string>
 
@@ -41,13 +40,8 @@ void Switch::attach_input(uint32_t port, Link& link) {
   link.set_receiver_in_switch();
   link.set_sink(&inputs_[port]);
   // Switch::accept takes nothing and changes nothing while an input waits for its route or
-  // its output's FIFO, and calls sink_ready_last when that changes. LANAIKIT_HOLD=0 turns
-  // the held-back arrivals this allows off (one event per chunk), to compare runs with it.
-  static const bool hold = [] {
-    const char* v = std::getenv("LANAIKIT_HOLD");
-    return !v || std::string(v) != "0";
-  }();
-  link.set_sink_refuses_quietly(hold);
+  // its output's FIFO, and calls sink_ready_last when that changes.
+  link.set_sink_refuses_quietly(Link::hold_enabled());
 }
 
 void Switch::attach_output(uint32_t port, Link& link) {

@@ -150,6 +150,7 @@ EchoResult run_echo(const EchoConfig& config, const assembler::FirmwareImage& fi
     }
     n.chip().set_max_batch(config.max_batch);
     n.chip().set_doze(config.doze);
+    n.chip().set_take_held(config.take_held);
     if (config.profile) {
       vm::Chip& chip = n.chip();
       profilers.push_back(std::make_unique<vm::Profiler>(chip.cpu(), [&chip] { return chip.local_time(); }));

@@ -29,6 +29,7 @@ struct EchoConfig {
   uint32_t iterations = 10;       // measured round trips per size
   uint64_t max_batch = 0;         // chips' batch limit (0: none; 1: the reference)
   bool doze = true;               // idle chips doze (vm/doze.h); off: every instruction runs
+  bool take_held = true;          // vm::Chip::set_take_held: off, every chunk is an event
   Time time_limit = kSecond;      // simulated; past it the run stops with each chip's state
   // Profile every chip (vm/profiler.h): per-handler events for these symbols, per-line
   // counts. The CPUs then run on the reference model: same results, slower.

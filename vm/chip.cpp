@@ -84,7 +84,15 @@ void Chip::attach_links(net::Link* tx, net::Link* rx) {
   if (tx_) tx_->set_on_tx_space([this] {
       if (send_busy_) pump_send();
     });
-  if (rx_) rx_->set_sink(this);
+  if (rx_) {
+    rx_->set_sink(this);
+    rx_->set_sink_takes_promised(take_held_ && net::Link::hold_enabled());
+  }
+}
+
+void Chip::set_take_held(bool on) {
+  take_held_ = on;
+  if (rx_) rx_->set_sink_takes_promised(on && net::Link::hold_enabled());
 }
 
 // ---- driver controls --------------------------------------------------------------------
@@ -364,6 +372,8 @@ void Chip::remember_loop(const DozeLoop& loop) {
 // that start before now(), for real, with the state as it still is (touch() comes before
 // the change). Then the CPU is an ordinary runnable agent again.
 void Chip::wake_from_doze() {
+  // The CPU may change what held chunks were promised (RML, arming receive, its loop).
+  if (rx_ && rx_->holding()) rx_->release_held();
   dozing_ = false;
   ++doze_counters_.wakes;
   const uint64_t end = clock_.next_cycle(kernel_.now());
@@ -451,7 +461,7 @@ uint32_t Chip::peek(uint32_t offset) const {
   case regs::EAR: return ear_;
   case regs::CTR: return ctr_;
   case regs::DMA_DIR: return dma_dir_;
-  case regs::RMP: return rmp_;
+  case regs::RMP: settle_rx(); return rmp_;
   case regs::RML: return rml_;
   case regs::SMP: return smp_;
   case regs::HOST_SIG: return host_sig_;
@@ -652,6 +662,7 @@ void Chip::start_host_dma(uint32_t count) {
 
 void Chip::host_dma_done(bool to_host, uint32_t lar, uint64_t ear, uint32_t count,
                          sim::Time start) {
+  settle_rx();
   if (!to_host) touch_sram(lar, count);
   touch_reg(regs::CTR);
   touch_engines();
@@ -702,6 +713,7 @@ MmioStatus Chip::start_send(uint32_t limit, bool tail) {
 // Moves what the link's transmit FIFO can take; the engine is idle once the last byte is
 // in the FIFO (the link then sends it at its own rate).
 void Chip::pump_send() {
+  settle_rx();
   while (smp_ < send_limit_) {
     const uint32_t space = tx_->tx_space();
     if (space == 0) return; // on_tx_space calls us again
@@ -740,6 +752,23 @@ void Chip::arm_receive() {
     rx_stalled_ = false;
     rx_->sink_ready();
   }
+}
+
+// A middle chunk of the packet being received, taken whole into SRAM while the CPU dozes in
+// a loop that reads neither its bytes nor RMP: what accept() then does (bytes, RMP, the
+// byte count) is the same whenever it happens, as long as nothing else changes first, and
+// everything that could goes through a wake, which releases held chunks.
+bool Chip::promise_whole(const net::Chunk& chunk, uint32_t ahead) {
+  if (!dozing_ || !powered_ || !rx_armed_ || !rx_head_seen_ || rx_stalled_ || receive_started_ < 0 ||
+      doze_reads_other_ || chunk.head() || chunk.tail || chunk.length == 0)
+    return false;
+  const uint64_t at = uint64_t(rmp_) + ahead, end = at + chunk.length;
+  if (end > rml_ || end > sram_.size()) return false;
+  const uint32_t w = regs::RMP / 4;
+  if ((doze_regs_[w / 64] >> (w % 64)) & 1) return false;
+  for (const auto& [lo, hi] : doze_sram_)
+    if (at < hi && lo < end) return false;
+  return true;
 }
 
 uint32_t Chip::accept(const net::Chunk& chunk) {
@@ -868,6 +897,7 @@ void Chip::raise_isr(uint32_t bits) {
 }
 
 bool Chip::sram_write(uint32_t offset, std::span<const uint8_t> bytes) {
+  settle_rx();
   touch();
   if (!sram_.contains(offset, uint32_t(bytes.size())) || bytes.size() > sram_.size()) return false;
   std::copy(bytes.begin(), bytes.end(), sram_.data() + offset);
@@ -876,6 +906,7 @@ bool Chip::sram_write(uint32_t offset, std::span<const uint8_t> bytes) {
 }
 
 bool Chip::sram_read(uint32_t offset, std::span<uint8_t> bytes) const {
+  settle_rx();
   if (!sram_.contains(offset, uint32_t(bytes.size())) || bytes.size() > sram_.size()) return false;
   std::copy_n(sram_.data() + offset, bytes.size(), bytes.begin());
   return true;
@@ -914,6 +945,7 @@ uint32_t Chip::host_read_block(uint32_t addr) {
 }
 
 std::string Chip::report() const {
+  settle_rx();
   std::string out = name_ + (cpu_.fault() ? ":\n" + cpu_.fault_report() : " (running):\n" + cpu_.state_report());
   char buf[200];
   std::snprintf(buf, sizeof buf,
@@ -930,6 +962,7 @@ std::string Chip::report() const {
 // ---- the host's view --------------------------------------------------------------------
 
 void Chip::host_write_sram(uint32_t offset, std::span<const uint8_t> bytes) {
+  settle_rx();
   if (!sram_.contains(offset, uint32_t(bytes.size())))
     throw std::out_of_range(name_ + ": host PIO write of " + std::to_string(bytes.size()) +
                             " bytes at SRAM " + hex(offset) + " is outside SRAM");
@@ -940,6 +973,7 @@ void Chip::host_write_sram(uint32_t offset, std::span<const uint8_t> bytes) {
 }
 
 void Chip::host_read_sram(uint32_t offset, std::span<uint8_t> bytes) const {
+  settle_rx();
   if (!sram_.contains(offset, uint32_t(bytes.size())))
     throw std::out_of_range(name_ + ": host PIO read of " + std::to_string(bytes.size()) +
                             " bytes at SRAM " + hex(offset) + " is outside SRAM");

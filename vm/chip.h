@@ -111,11 +111,17 @@ public:
   const std::string& name() const { return name_; }
   const ChipParams& params() const { return params_; }
   const sim::ClockDomain& clock() const override { return clock_; }
-  Sram& sram() { return sram_; }
+  Sram& sram() {
+    settle_rx();
+    return sram_;
+  }
   Cpu& cpu() { return cpu_; }
   const Cpu& cpu() const { return cpu_; }
   BareIo& bare_io() { return io_; }
-  const ChipCounters& counters() const { return counters_; }
+  const ChipCounters& counters() const {
+    settle_rx();
+    return counters_;
+  }
 
   // Wiring (before the run): the host bus, the link the send engine feeds, the link the
   // receive engine drains (the chip becomes its sink).
@@ -147,6 +153,11 @@ public:
   void set_doze(bool on);
   bool doze_enabled() const { return doze_enabled_; }
   bool dozing() const { return dozing_; }
+  // Whether the receive engine takes chunks its link held back while the CPU dozed
+  // (net::Link::set_sink_takes_promised; on unless LANAIKIT_HOLD=0). Results are the same
+  // either way; off, every chunk is an event, so a run's event trace is the same with
+  // dozing on and off (a test of doze itself).
+  void set_take_held(bool on);
   // Brings a dozing CPU to now() (its counters, pc and registers as if it had run all
   // along) and wakes it; nothing otherwise. Whoever reads the CPU's state in the middle of
   // a run (not after run_until, which settles) calls it first.
@@ -217,6 +228,7 @@ public:
 
   // net::PacketSink (the receive engine).
   uint32_t accept(const net::Chunk& chunk) override;
+  bool promise_whole(const net::Chunk& chunk, uint32_t ahead) override;
 
   // The CPU's state (or fault) and the engines' registers, for "the simulation stopped"
   // messages.
@@ -248,6 +260,14 @@ private:
     else touch_reg(regs::ISR);
   }
   void wake_from_doze();
+  // Held-back arrivals (Link::set_sink_takes_promised): chunks the receive engine promised
+  // to take whole while the CPU dozes arrive when someone looks. settle_rx(): before a
+  // read or write of what they change (SRAM, RMP, the receive counters) from outside the
+  // dozing CPU; the chip is logically const (it is only brought up to now), hence const.
+  // A wake releases them (Link::release_held), since the CPU may change what was promised.
+  void settle_rx() const {
+    if (rx_ && rx_->holding()) [[unlikely]] rx_->settle();
+  }
   // The CPU's instruction count at now(): a dozing CPU's by arithmetic.
   uint64_t instructions_now() const;
   void start_watch();
@@ -371,6 +391,7 @@ private:
   static constexpr size_t kKnownLoops = 8;
   SpinWatch watch_{cpu_};
   bool doze_enabled_ = true;
+  bool take_held_ = true;
   bool dozing_ = false;
   DozeLoop doze_loop_;
   // What the dozing loop reads: SRAM ranges [first, second), LANai registers (a bit per

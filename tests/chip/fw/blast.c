@@ -4,7 +4,8 @@
  *
  * Control block (words at CTL): role (1 source, 2 sink), packets, payload bytes,
  * route length, route bytes (word 4), delay; results: sent, received, bytes, bad,
- * crc errors, last sequence per source (8 sources). */
+ * crc errors, last sequence per source (8 sources); and while the sink waits for a
+ * packet, each doorbell from the host logs a word of the buffer and RMP (PEEKS, PEEK). */
 #include "../../../firmware/lib/lanai.h"
 
 #define CTL 0x10000u
@@ -22,6 +23,8 @@
 #define BAD W(CTL + 44)
 #define CRC_BAD W(CTL + 48)
 #define NEXT_SEQ(src) W(CTL + 64 + 4 * (src))
+#define PEEKS W(CTL + 56)
+#define PEEK(i) W(CTL + 0x100 + 4 * ((i) % 64))
 
 #define TX_BUF 0x20000u
 #define RX_BUF 0x30000u
@@ -57,6 +60,16 @@ static void sink(void) {
   RML = RX_BUF + RX_MAX;
   for (;;) {
     while (!(ISR & RECV_INT_BIT)) {
+      /* The host rang: log a word of the packet arriving (before reading RMP, which
+       * could bring the receive engine up to date) and where receive stands (RMP), as
+       * the firmware sees them in the middle of a packet. */
+      if (ISR & HOST_SIG_BIT) {
+        ISR = HOST_SIG_BIT;
+        unsigned n = PEEKS;
+        PEEK(2 * n) = W(RX_BUF + 1024);
+        PEEK(2 * n + 1) = RMP;
+        PEEKS = n + 1;
+      }
     }
     unsigned got = RMP - RX_BUF;
     if (RECV_STATUS != 0) {
