@@ -488,7 +488,7 @@ bool Kernel::run_steps(Time limit, uint64_t max_steps) {
     settle_after_failure();
     throw;
   }
-  return !paused_;
+  return !paused_ || stop_; // a stop() in the last step is a stop, not a pause
 }
 
 uint64_t Kernel::run() {

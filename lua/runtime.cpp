@@ -168,8 +168,12 @@ bool Runtime::Impl::wall_exceeded() {
   char head[128];
   std::snprintf(head, sizeof head, "the wall-clock limit of %g s was reached (--wall-limit-s)",
                 opt.wall_limit_s);
-  // A limit outranks any earlier failure: it is what stopped the run.
+  // A limit outranks any earlier failure: it is what stopped the run. Dozing chips are
+  // brought to now first (c:run settles them only when it ends), so the report says where
+  // they are.
   failure_kind = Outcome::Limit;
+  for (auto& rec : clusters)
+    if (auto box = rec.box.lock(); box && box->cluster) box->cluster->kernel().settle();
   failure = std::string(head) + chip_reports();
   stop_all_kernels();
   return true;

@@ -203,6 +203,12 @@ void Link::try_transmit() {
   transmitting_ = true;
 
   RxItem rx{it.packet, it.sent, data, tail ? 1u : 0u, tail};
+  // A taking sink copies a chunk's bytes when it takes it, so a chunk is held for one only
+  // if its bytes are final. Only a packet's last byte changes after it is sent: this link's
+  // corruption fault flips it in place when a streamed packet's tail goes out (seal_packet;
+  // a switch forwards a copy it makes as bytes arrive, so a flip upstream reaches it as it
+  // would anyway). So the chunk with the last byte so far is held only if no flip is due.
+  const bool final_bytes = it.sent + data < size || !it.corrupt || it.sealed;
   const bool drop = it.drop;
   const bool crc_bad = tail && it.corrupt;
   const uint32_t streamed = it.streamed ? data : 0;
@@ -214,7 +220,8 @@ void Link::try_transmit() {
   }
   if (!drop) {
     const sim::Time at = end + config_.latency_ps;
-    const bool hold = !tail && (may_hold(wire) || (taking_sink_ && may_hold_taken(rx, wire)));
+    const bool hold =
+        !tail && (may_hold(wire) || (taking_sink_ && final_bytes && may_hold_taken(rx, wire)));
     // A held chunk takes the place in the order its event would have taken.
     const uint64_t seq = hold ? kernel_.reserve_seq(at) : 0;
     in_flight_wire_ += wire;

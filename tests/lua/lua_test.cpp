@@ -494,6 +494,24 @@ TEST(Determinism, SameScriptSameTraceHashWhateverThePauses) {
   EXPECT_EQ(hashes[0], hashes[2]);
 }
 
+// c:run pauses to read the wall clock (after Options::first_steps events, at first); a pause
+// at the goal's instant is not its end: every event due then still runs.
+TEST(Determinism, APauseAtTheGoalsInstantIsNotTheEnd) {
+  Options o = options();
+  o.first_steps = 1;
+  Runtime rt(o);
+  const Outcome out = rt.run_string(R"(
+    local c = lk.cluster{ nodes = 3 }
+    done = 0
+    for i = 1, 300 do -- the pauses (after 1, 2, 4, ... steps) fall among their events
+      c:spawn(i % 3, "p" .. i, function(p) p:advance_ns(1000); p:sync(); done = done + 1 end)
+    end
+    c:run{ until_ns = 1000 }
+    assert(done == 300, ("%d of 300 processes ran at the goal's instant"):format(done))
+  )", "t.lua");
+  EXPECT_EQ(out.status, 0) << out.message;
+}
+
 // ---- firmware cache -------------------------------------------------------------------------
 
 TEST(FirmwareCache, SecondBuildOfAnUnchangedSourceDoesNotCompile) {
