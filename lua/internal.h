@@ -63,8 +63,8 @@ struct Runtime::Impl {
   std::string chip_reports() const;
   void stop_all_kernels();
 
-  // Adaptive c:run slice (simulated time between wall-clock checks).
-  uint64_t steps = 0; // c:run: events and batches between readings of the wall clock
+  // c:run: events and batches between readings of the wall clock (adapts to ~50 ms).
+  uint64_t steps = 0;
 
   std::unique_ptr<FirmwareCache> cache;
   FirmwareCache& firmware_cache();

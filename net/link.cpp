@@ -49,8 +49,7 @@ Link::Link(sim::Kernel& kernel, LinkConfig config, std::string name)
 sim::Time Link::wire_time(uint64_t bytes) const { return byte_clock_.time_of(bytes); }
 
 void Link::set_sink(PacketSink* sink) {
-  catch_up();
-  release_held(false); // they were held for the old sink
+  release_held(); // they were held for the old sink
   sink_ = sink;
   quiet_sink_ = false;
   taking_sink_ = false;
@@ -65,18 +64,12 @@ bool Link::hold_enabled() {
 }
 
 void Link::set_sink_takes_promised(bool on) {
-  if (!on) {
-    catch_up();
-    release_held(false);
-  }
+  if (!on) release_held();
   taking_sink_ = on;
 }
 
 void Link::set_sink_refuses_quietly(bool quiet) {
-  if (!quiet) {
-    catch_up();
-    release_held(false);
-  }
+  if (!quiet) release_held();
   quiet_sink_ = quiet;
 }
 
@@ -266,7 +259,7 @@ bool Link::may_hold(uint32_t wire) const {
 // for the next), it cannot make the buffer send STOP, and the sink promises to take it
 // whole after them.
 bool Link::may_hold_taken(const RxItem& item, uint32_t wire) const {
-  if (!taking_sink_ || !sink_ || !rx_.empty() || delivery_pending_ || delivering_ || stop_sent_ ||
+  if (!sink_ || !rx_.empty() || delivery_pending_ || delivering_ || stop_sent_ ||
       wire >= config_.stop_bytes)
     return false;
   // With no head or tail on the wire, every chunk there is of this chunk's packet.

@@ -124,6 +124,7 @@ public:
   static bool hold_enabled();
   bool holding() const { return held_ > 0; }
   void settle() { catch_up(); }
+  // Held chunks that are due arrive, the others become events at their reserved places.
   void release_held() {
     catch_up();
     release_held(false);

@@ -86,7 +86,7 @@ void Chip::attach_links(net::Link* tx, net::Link* rx) {
     });
   if (rx_) {
     rx_->set_sink(this);
-    rx_->set_sink_takes_promised(take_held_ && net::Link::hold_enabled());
+    set_take_held(take_held_);
   }
 }
 
@@ -311,23 +311,26 @@ sim::Time Chip::begin_doze() {
   return -1;
 }
 
+bool Chip::loop_reads_sram(uint32_t offset, uint32_t len) const {
+  if (doze_reads_other_) return true;
+  for (const auto& [lo, hi] : doze_sram_)
+    if (offset < hi && lo < uint64_t(offset) + len) return true;
+  return false;
+}
+
+bool Chip::loop_reads_reg(uint32_t offset) const {
+  const uint32_t w = offset / 4;
+  return doze_reads_other_ || ((doze_regs_[w / 64] >> (w % 64)) & 1);
+}
+
 void Chip::touch_sram(uint32_t offset, uint32_t len) {
   if (watch_.watching()) watch_.changing(offset, len);
-  if (!dozing_) return;
-  if (!doze_reads_other_) {
-    bool read = false;
-    for (const auto& [lo, hi] : doze_sram_) read = read || (offset < hi && lo < uint64_t(offset) + len);
-    if (!read) return;
-  }
-  wake_from_doze();
+  if (dozing_ && loop_reads_sram(offset, len)) wake_from_doze();
 }
 
 void Chip::touch_reg(uint32_t offset) {
   if (watch_.watching()) watch_.changing(regs::kBase + offset, 4);
-  if (!dozing_) return;
-  const uint32_t w = offset / 4;
-  if (!doze_reads_other_ && !((doze_regs_[w / 64] >> (w % 64)) & 1)) return;
-  wake_from_doze();
+  if (dozing_ && loop_reads_reg(offset)) wake_from_doze();
 }
 
 // As wake_from_doze counts them: whole iterations, then the instructions of the partial
@@ -760,15 +763,11 @@ void Chip::arm_receive() {
 // everything that could goes through a wake, which releases held chunks.
 bool Chip::promise_whole(const net::Chunk& chunk, uint32_t ahead) {
   if (!dozing_ || !powered_ || !rx_armed_ || !rx_head_seen_ || rx_stalled_ || receive_started_ < 0 ||
-      doze_reads_other_ || chunk.head() || chunk.tail || chunk.length == 0)
+      chunk.head() || chunk.tail || chunk.length == 0)
     return false;
-  const uint64_t at = uint64_t(rmp_) + ahead, end = at + chunk.length;
-  if (end > rml_ || end > sram_.size()) return false;
-  const uint32_t w = regs::RMP / 4;
-  if ((doze_regs_[w / 64] >> (w % 64)) & 1) return false;
-  for (const auto& [lo, hi] : doze_sram_)
-    if (at < hi && lo < end) return false;
-  return true;
+  const uint64_t at = uint64_t(rmp_) + ahead;
+  if (at + chunk.length > rml_ || at + chunk.length > sram_.size()) return false;
+  return !loop_reads_reg(regs::RMP) && !loop_reads_sram(uint32_t(at), chunk.length);
 }
 
 uint32_t Chip::accept(const net::Chunk& chunk) {

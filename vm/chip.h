@@ -255,6 +255,10 @@ private:
   // bits, and the profiler's DMA wait). A dozing CPU whose loop reads none of it dozes on.
   void touch_sram(uint32_t offset, uint32_t len);
   void touch_reg(uint32_t offset);
+  // Whether the dozing loop reads any of [offset, offset + len) of SRAM, or LANai register
+  // `offset` (or something else, which counts as everything).
+  bool loop_reads_sram(uint32_t offset, uint32_t len) const;
+  bool loop_reads_reg(uint32_t offset) const;
   void touch_engines() {
     if (instrument_) touch();
     else touch_reg(regs::ISR);
